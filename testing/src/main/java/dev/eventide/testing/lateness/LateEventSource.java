@@ -1,0 +1,191 @@
+package dev.eventide.testing.lateness;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.CustomCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.io.Read;
+import org.apache.beam.sdk.io.UnboundedSource;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.joda.time.Instant;
+
+/**
+ * Reads a {@link LateEventGenerator} stream as an unbounded Beam source whose watermark is the
+ * generator's periodic watermark, and which ends (watermark at the end of time) after the last
+ * event. It runs on every runner, including a Flink cluster, and restores from a checkpoint by
+ * regenerating the stream up to the checkpointed position.
+ *
+ * <pre>{@code
+ * PCollection<LateEvent> events = p.apply(LateEventSource.read(LateEventGenerator.builder().build()));
+ * }</pre>
+ *
+ * <p>The stream is sequential by construction, so the source never splits.
+ */
+public final class LateEventSource extends UnboundedSource<LateEvent, LateEventSource.Position> {
+  private static final long serialVersionUID = 1L;
+
+  private final LateEventGenerator generator;
+
+  private LateEventSource(LateEventGenerator generator) {
+    this.generator = generator;
+  }
+
+  /** Returns a source of the events of {@code generator}. */
+  public static LateEventSource of(LateEventGenerator generator) {
+    return new LateEventSource(generator);
+  }
+
+  /** Returns a transform that reads the events of {@code generator}. */
+  public static Read.Unbounded<LateEvent> read(LateEventGenerator generator) {
+    return Read.from(of(generator));
+  }
+
+  public LateEventGenerator generator() {
+    return generator;
+  }
+
+  @Override
+  public List<LateEventSource> split(int desiredNumSplits, PipelineOptions options) {
+    return List.of(this);
+  }
+
+  @Override
+  public UnboundedReader<LateEvent> createReader(PipelineOptions options, Position checkpoint) {
+    return new Reader(this, checkpoint == null ? 0 : checkpoint.consumed);
+  }
+
+  @Override
+  public Coder<Position> getCheckpointMarkCoder() {
+    return PositionCoder.INSTANCE;
+  }
+
+  @Override
+  public Coder<LateEvent> getOutputCoder() {
+    return LateEvent.EventCoder.of();
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    LateEventGenerator g = generator;
+    builder
+        .add(DisplayData.item("events", g.events()))
+        .add(DisplayData.item("window", g.window()))
+        .add(DisplayData.item("eventsPerWindow", g.eventsPerWindow()))
+        .add(DisplayData.item("lateFraction", g.lateFraction()))
+        .add(DisplayData.item("lateness", g.lateness().toString()))
+        .add(DisplayData.item("watermarkPeriod", g.watermarkPeriod()))
+        .add(DisplayData.item("keys", g.keys()))
+        .add(DisplayData.item("seed", g.seed()));
+  }
+
+  /** How many events a reader had emitted; nothing to finalize, the stream is regenerated. */
+  public static final class Position implements UnboundedSource.CheckpointMark {
+    private final long consumed;
+
+    Position(long consumed) {
+      this.consumed = consumed;
+    }
+
+    public long consumed() {
+      return consumed;
+    }
+
+    @Override
+    public void finalizeCheckpoint() {}
+  }
+
+  private static final class PositionCoder extends CustomCoder<Position> {
+    static final PositionCoder INSTANCE = new PositionCoder();
+
+    @Override
+    public void encode(Position value, OutputStream out) throws IOException {
+      VarLongCoder.of().encode(value.consumed, out);
+    }
+
+    @Override
+    public Position decode(InputStream in) throws IOException {
+      return new Position(VarLongCoder.of().decode(in));
+    }
+  }
+
+  private static final class Reader extends UnboundedReader<LateEvent> {
+    private final LateEventSource source;
+    private final Iterator<LateEvent> events;
+    private long consumed;
+    private LateEvent current;
+    private boolean exhausted;
+
+    Reader(LateEventSource source, long consumed) {
+      this.source = source;
+      this.events = source.generator.iterator();
+      for (long i = 0; i < consumed; i++) {
+        events.next();
+      }
+      this.consumed = consumed;
+    }
+
+    @Override
+    public boolean start() {
+      return advance();
+    }
+
+    @Override
+    public boolean advance() {
+      if (!events.hasNext()) {
+        current = null;
+        exhausted = true;
+        return false;
+      }
+      current = events.next();
+      consumed++;
+      return true;
+    }
+
+    @Override
+    public LateEvent getCurrent() {
+      if (current == null) {
+        throw new NoSuchElementException("no current event");
+      }
+      return current;
+    }
+
+    @Override
+    public Instant getCurrentTimestamp() {
+      return getCurrent().eventTime();
+    }
+
+    @Override
+    public Instant getWatermark() {
+      // Only after a read past the last event, so the last event is never behind the watermark
+      // at the end of time.
+      if (exhausted) {
+        return BoundedWindow.TIMESTAMP_MAX_VALUE;
+      }
+      LateEventGenerator g = source.generator;
+      return consumed == 0
+          ? BoundedWindow.TIMESTAMP_MIN_VALUE
+          : g.watermarkAt(g.arrivalTime(consumed - 1));
+    }
+
+    @Override
+    public Position getCheckpointMark() {
+      return new Position(consumed);
+    }
+
+    @Override
+    public LateEventSource getCurrentSource() {
+      return source;
+    }
+
+    @Override
+    public void close() {}
+  }
+}

@@ -1,0 +1,89 @@
+package dev.eventide.testing.lateness;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.is;
+
+import dev.eventide.testing.runners.OnEachRunner;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.testing.TestPipeline;
+import org.apache.beam.sdk.transforms.Combine;
+import org.apache.beam.sdk.transforms.Count;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.PCollection;
+import org.joda.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class LateEventSourceTest {
+  private static final LateEventGenerator GENERATOR =
+      LateEventGenerator.builder().setEventsPerWindow(50).setEvents(400).setKeys(3).build();
+
+  @OnEachRunner
+  void readsEveryGeneratedEventAndEnds(TestPipeline p) {
+    PCollection<LateEvent> events = p.apply(LateEventSource.read(GENERATOR));
+    PAssert.that(events).containsInAnyOrder(GENERATOR.generate());
+    p.run();
+  }
+
+  @OnEachRunner
+  void lateEventsWithinLatenessReachTheirWindows(TestPipeline p) {
+    // A lateness longer than any delay keeps every event, whatever the runner's watermark lag;
+    // with discarding panes, the pane counts add up to the number of events.
+    PCollection<Long> paneCounts =
+        p.apply(LateEventSource.read(GENERATOR))
+            .apply(
+                Window.<LateEvent>into(FixedWindows.of(GENERATOR.window()))
+                    .withAllowedLateness(Duration.standardDays(1))
+                    .discardingFiredPanes())
+            .apply(Combine.globally(Count.<LateEvent>combineFn()).withoutDefaults());
+    PAssert.that(paneCounts)
+        .satisfies(
+            counts -> {
+              long total = 0;
+              for (long c : counts) {
+                total += c;
+              }
+              assertThat(total, equalTo(400L));
+              return null;
+            });
+    p.run();
+  }
+
+  @Test
+  void readerRestoredFromCheckpointContinuesTheSameStream() throws Exception {
+    LateEventSource source = LateEventSource.of(GENERATOR);
+    var options = PipelineOptionsFactory.create();
+    var reader = source.createReader(options, null);
+    List<LateEvent> read = new ArrayList<>();
+    // A checkpoint covers every event read so far, the current one included.
+    for (boolean available = reader.start(); available; available = reader.advance()) {
+      read.add(reader.getCurrent());
+      if (read.size() == 150) {
+        break;
+      }
+    }
+    LateEventSource.Position position = (LateEventSource.Position) reader.getCheckpointMark();
+    var restored = source.createReader(options, position);
+    for (boolean available = restored.start(); available; available = restored.advance()) {
+      read.add(restored.getCurrent());
+      assertThat(restored.getCurrentTimestamp(), equalTo(restored.getCurrent().eventTime()));
+    }
+    assertThat(read, equalTo(GENERATOR.generate()));
+    assertThat(restored.getWatermark(), equalTo(BoundedWindow.TIMESTAMP_MAX_VALUE));
+  }
+
+  @Test
+  void watermarkFollowsTheGeneratorUntilTheEnd() throws Exception {
+    var reader = LateEventSource.of(GENERATOR).createReader(PipelineOptionsFactory.create(), null);
+    assertThat(reader.getWatermark(), equalTo(BoundedWindow.TIMESTAMP_MIN_VALUE));
+    for (boolean more = reader.start(); more; more = reader.advance()) {
+      assertThat(reader.getWatermark(), equalTo(reader.getCurrent().watermark()));
+    }
+    assertThat(reader.getWatermark(), is(BoundedWindow.TIMESTAMP_MAX_VALUE));
+  }
+}

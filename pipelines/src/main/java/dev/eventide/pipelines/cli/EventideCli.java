@@ -1,0 +1,106 @@
+package dev.eventide.pipelines.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.util.Properties;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code eventide} command line. Exit codes: 0 success, 1 the job failed, 2 bad usage (an
+ * unknown option, a bad value, a missing or invalid config file). Errors are one clear message on
+ * stderr; set {@code EVENTIDE_DEBUG=1} to also see stack traces.
+ */
+@Command(
+    name = "eventide",
+    mixinStandardHelpOptions = true,
+    versionProvider = EventideCli.Version.class,
+    description = "Event-time stream analytics on Apache Beam: runs Eventide's pipelines.",
+    subcommands = {RunCommand.class, CommandLine.HelpCommand.class})
+public final class EventideCli implements Runnable {
+  static final int EXIT_FAILED = 1;
+  static final int EXIT_USAGE = 2;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    System.exit(execute(args));
+  }
+
+  /** Runs the command line and returns its exit code. */
+  public static int execute(String... args) {
+    return commandLine().execute(args);
+  }
+
+  static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new EventideCli());
+    cli.setCaseInsensitiveEnumValuesAllowed(true);
+    cli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          PrintWriter err = commandLine.getErr();
+          if (e instanceof UsageException) {
+            String command = commandLine.getCommandSpec().qualifiedName();
+            err.println(command + ": " + e.getMessage());
+            err.println("Try '" + command + " --help'.");
+            return EXIT_USAGE;
+          }
+          err.println(commandLine.getCommandSpec().qualifiedName() + ": " + describe(e));
+          if (System.getenv("EVENTIDE_DEBUG") != null) {
+            e.printStackTrace(err);
+          }
+          return EXIT_FAILED;
+        });
+    return cli;
+  }
+
+  /** The innermost message of a failure chain, which is the one that says what went wrong. */
+  static String describe(Throwable e) {
+    Throwable root = e;
+    String message = e.getMessage();
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+      if (root.getMessage() != null) {
+        message = root.getMessage();
+      }
+    }
+    return message == null ? root.getClass().getSimpleName() : message;
+  }
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "missing a command, e.g. 'run'");
+  }
+
+  /** A problem with what the user asked for: exit code 2, no stack trace. */
+  static final class UsageException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    UsageException(String message) {
+      super(message);
+    }
+  }
+
+  /** Reads the version Maven wrote into the jar. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() throws IOException {
+      Properties p = new Properties();
+      try (InputStream in =
+          EventideCli.class.getResourceAsStream("/dev/eventide/pipelines/eventide.properties")) {
+        if (in != null) {
+          p.load(in);
+        }
+      }
+      return new String[] {
+        "eventide " + p.getProperty("version", "unknown"),
+        "Apache Beam "
+            + p.getProperty("beam.version", "unknown")
+            + ", Flink "
+            + p.getProperty("flink.version", "unknown")
+            + ", Java "
+            + System.getProperty("java.version")
+      };
+    }
+  }
+}

@@ -1,0 +1,349 @@
+package dev.eventide.pipelines.cli;
+
+import dev.eventide.pipelines.average.AveragePipeline;
+import dev.eventide.pipelines.average.AverageReport;
+import dev.eventide.pipelines.options.RunnerSelection;
+import dev.eventide.testing.lateness.LateEventGenerator;
+import dev.eventide.testing.lateness.LatenessDistribution;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricQueryResults;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.MetricsFilter;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.joda.time.Duration;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code eventide run}: runs one of Eventide's workloads and prints a per-window summary. */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    versionProvider = EventideCli.Version.class,
+    description = {
+      "Runs a workload over a generated stream with late events and prints a per-window summary"
+          + " on stdout, with progress on stderr.",
+      "",
+      "WORKLOAD average: the Aion paper's average of random integers per tumbling window; an"
+          + " event arriving at time a has event time a - k*window, k drawn from --lateness."
+    },
+    sortOptions = false)
+final class RunCommand implements Callable<Integer> {
+  /** The workloads {@code run} knows. */
+  enum Workload {
+    average
+  }
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Parameters(
+      index = "0",
+      arity = "0..1",
+      defaultValue = "average",
+      paramLabel = "WORKLOAD",
+      description = "The workload: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+  Workload workload;
+
+  @Option(
+      names = "--runner",
+      paramLabel = "RUNNER",
+      description = "direct or flink (default: the config file's, else flink).")
+  RunnerSelection.Runner runner;
+
+  @Option(
+      names = "--flink-master",
+      paramLabel = "MASTER",
+      description =
+          "[local] for embedded Flink, or host:port of a session cluster (default: the"
+              + " config file's, else [local]).")
+  String flinkMaster;
+
+  @Option(names = "--parallelism", paramLabel = "N", description = "Parallelism of the job.")
+  Integer parallelism;
+
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description = "Runner options file, one Beam pipeline option per line (see runner-configs/).")
+  Path config;
+
+  @Option(
+      names = "--events",
+      paramLabel = "N",
+      defaultValue = "200000",
+      description = "Events to generate (default: ${DEFAULT-VALUE}).")
+  long events;
+
+  @Option(
+      names = "--events-per-window",
+      paramLabel = "N",
+      defaultValue = "10000",
+      description = "Events arriving per window of arrival time (default: ${DEFAULT-VALUE}).")
+  int eventsPerWindow;
+
+  @Option(
+      names = "--window",
+      paramLabel = "DURATION",
+      defaultValue = "10s",
+      converter = DurationConverter.class,
+      description = "Tumbling window size, also the watermark period (default: ${DEFAULT-VALUE}).")
+  Duration window;
+
+  @Option(
+      names = "--allowed-lateness",
+      paramLabel = "DURATION",
+      defaultValue = "40s",
+      converter = DurationConverter.class,
+      description =
+          "How long after its end a window accepts late events (default:"
+              + " ${DEFAULT-VALUE}); later events are set aside and counted.")
+  Duration allowedLateness;
+
+  @Option(
+      names = "--late-fraction",
+      paramLabel = "P",
+      defaultValue = "1.0",
+      description = "Share of events delayed by --lateness windows (default: ${DEFAULT-VALUE}).")
+  double lateFraction;
+
+  @Option(
+      names = "--lateness",
+      paramLabel = "DIST",
+      defaultValue = "lognormal(0,1)",
+      description =
+          "Windows of delay: lognormal(mu,sigma), uniform(min,max), normal(mean,sd) or"
+              + " bursts(sd,c1,c2,...) (default: ${DEFAULT-VALUE}).")
+  String lateness;
+
+  @Option(
+      names = "--seed",
+      paramLabel = "N",
+      defaultValue = "42",
+      description = "Seed of the generator (default: ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(
+      names = "--output",
+      paramLabel = "DIR",
+      description =
+          "Directory for pane files and summary.jsonl; must be new or empty (default:"
+              + " eventide-output/WORKLOAD-TIME).")
+  Path output;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    LateEventGenerator generator = generator();
+    Path outputDirectory = prepareOutput();
+    PipelineOptions options = pipelineOptions();
+    options.setJobName("eventide-" + workload + "-" + System.currentTimeMillis());
+
+    Pipeline pipeline = Pipeline.create(options);
+    AveragePipeline.build(
+        pipeline,
+        AveragePipeline.Settings.of(
+            generator, allowedLateness, outputDirectory.toAbsolutePath().toString()));
+
+    String runnerName = options.getRunner().getSimpleName();
+    err.printf(
+        Locale.ROOT,
+        "%s: %,d events, window %s, allowed lateness %s, lateness %s, on %s; output in %s%n",
+        workload,
+        events,
+        DurationConverter.format(window),
+        DurationConverter.format(allowedLateness),
+        generator.lateness(),
+        runnerName,
+        outputDirectory);
+    err.flush();
+    long started = System.nanoTime();
+    PipelineResult result = runWithProgress(pipeline, outputDirectory, err);
+    double seconds = (System.nanoTime() - started) / 1e9;
+
+    AverageReport report = AverageReport.read(outputDirectory);
+    report.print(out);
+    Path summary = report.write(outputDirectory);
+    out.flush();
+    err.printf(
+        Locale.ROOT,
+        "%s: done in %.1f s (%,.0f events/s): %d windows, %,d events aggregated, %s beyond the"
+            + " allowed lateness (set aside); summary in %s%n",
+        workload,
+        seconds,
+        events / seconds,
+        report.windows().size(),
+        report.events(),
+        counter(result, "eventsBeyondAllowedLateness")
+            .map(n -> String.format("%,d", n))
+            .orElse("?"),
+        summary);
+    return 0;
+  }
+
+  private LateEventGenerator generator() {
+    try {
+      return LateEventGenerator.builder()
+          .setEvents(events)
+          .setEventsPerWindow(eventsPerWindow)
+          .setWindow(window)
+          .setLateFraction(lateFraction)
+          .setLateness(LatenessDistribution.parse(lateness))
+          .setSeed(seed)
+          .build();
+    } catch (IllegalArgumentException e) {
+      throw new EventideCli.UsageException(e.getMessage());
+    }
+  }
+
+  private Path prepareOutput() throws IOException {
+    Path dir = output;
+    if (dir == null) {
+      String time = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+      dir = Paths.get("eventide-output", workload + "-" + time);
+    }
+    if (Files.exists(dir)) {
+      if (!Files.isDirectory(dir)) {
+        throw new EventideCli.UsageException("--output " + dir + " is a file, not a directory");
+      }
+      try (Stream<Path> entries = Files.list(dir)) {
+        if (entries.findAny().isPresent()) {
+          throw new EventideCli.UsageException(
+              "--output " + dir + " is not empty; choose a new directory");
+        }
+      }
+    }
+    return Files.createDirectories(dir);
+  }
+
+  private PipelineOptions pipelineOptions() {
+    try {
+      RunnerSelection selection = RunnerSelection.fromConfig(Optional.ofNullable(config));
+      if (runner != null) {
+        selection.runner(runner);
+      }
+      if (flinkMaster != null) {
+        selection.flinkMaster(flinkMaster);
+      }
+      if (parallelism != null) {
+        if (parallelism < 1) {
+          throw new EventideCli.UsageException(
+              "--parallelism must be >= 1, but was " + parallelism);
+        }
+        selection.parallelism(parallelism);
+      }
+      return selection.create(jobJar());
+    } catch (RunnerSelection.InvalidOptionsException e) {
+      throw new EventideCli.UsageException(e.getMessage());
+    }
+  }
+
+  /**
+   * The shaded job jar next to this code: {@code target/eventide-pipelines-VERSION-job.jar} beside
+   * {@code target/classes} or the module's jar.
+   */
+  static Optional<Path> jobJar() {
+    try {
+      Path code =
+          Paths.get(RunCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      Path target = code.getParent();
+      if (target == null || !Files.isDirectory(target)) {
+        return Optional.empty();
+      }
+      try (Stream<Path> files = Files.list(target)) {
+        return files
+            .filter(f -> f.getFileName().toString().matches("eventide-pipelines-.*-job\\.jar"))
+            .findFirst();
+      }
+    } catch (IOException | URISyntaxException | SecurityException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Runs the pipeline on another thread, printing the pane count every two seconds. */
+  private PipelineResult runWithProgress(Pipeline pipeline, Path outputDirectory, PrintWriter err)
+      throws Exception {
+    ExecutorService executor =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "eventide-" + workload);
+              t.setDaemon(true);
+              return t;
+            });
+    long started = System.nanoTime();
+    try {
+      Future<PipelineResult> run =
+          executor.submit(
+              () -> {
+                PipelineResult result = pipeline.run();
+                result.waitUntilFinish();
+                return result;
+              });
+      while (true) {
+        try {
+          PipelineResult result = run.get(2, TimeUnit.SECONDS);
+          if (result.getState() != PipelineResult.State.DONE) {
+            throw new IllegalStateException("the pipeline ended in state " + result.getState());
+          }
+          return result;
+        } catch (TimeoutException stillRunning) {
+          err.printf(
+              Locale.ROOT,
+              "%s: %.0f s, %d panes written%n",
+              workload,
+              (System.nanoTime() - started) / 1e9,
+              AverageReport.countPanes(outputDirectory));
+          err.flush();
+        } catch (ExecutionException failed) {
+          throw new IllegalStateException(
+              "the pipeline failed: " + EventideCli.describe(failed.getCause()), failed.getCause());
+        }
+      }
+    } finally {
+      executor.shutdownNow();
+    }
+  }
+
+  private static Optional<Long> counter(PipelineResult result, String name) {
+    try {
+      MetricQueryResults metrics =
+          result
+              .metrics()
+              .queryMetrics(
+                  MetricsFilter.builder()
+                      .addNameFilter(
+                          MetricNameFilter.named(AveragePipeline.METRICS_NAMESPACE, name))
+                      .build());
+      long total = 0;
+      boolean found = false;
+      for (MetricResult<Long> c : metrics.getCounters()) {
+        total += c.getAttempted();
+        found = true;
+      }
+      return found ? Optional.of(total) : Optional.of(0L);
+    } catch (UnsupportedOperationException e) {
+      return Optional.empty();
+    }
+  }
+}

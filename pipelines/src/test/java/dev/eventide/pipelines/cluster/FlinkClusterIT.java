@@ -1,0 +1,90 @@
+package dev.eventide.pipelines.cluster;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.greaterThan;
+
+import dev.eventide.pipelines.average.AverageReport;
+import dev.eventide.pipelines.cli.EventideCli;
+import dev.eventide.testing.cluster.FlinkSessionCluster;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Submits the average pipeline to a real Flink 1.19 session cluster on 127.0.0.1, once with heap
+ * state and once with RocksDB state, through the shipped runner configs, and compares each final
+ * per-window result with the DirectRunner's. Runs after {@code package}, which builds the job jar
+ * and the cluster's classpath.
+ */
+class FlinkClusterIT {
+  private static final String[] WORKLOAD = {
+    "--events=30000",
+    "--events-per-window=3000",
+    "--window=10s",
+    "--allowed-lateness=30s",
+    "--seed=7"
+  };
+
+  @TempDir static Path temp;
+  private static FlinkSessionCluster cluster;
+  private static List<String> directResult;
+
+  @BeforeAll
+  static void startClusterAndRunReference() throws Exception {
+    Path classpath = Paths.get(System.getProperty("eventide.flinkCluster.classpath"));
+    cluster = FlinkSessionCluster.start(classpath, temp.resolve("cluster"), 2);
+    directResult = run("direct", "--runner=direct");
+    assertThat(directResult.size(), greaterThan(5));
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  /** Runs the workload through the CLI and returns "window count sum" per window. */
+  private static List<String> run(String name, String... runnerArgs) {
+    Path output = temp.resolve(name);
+    String[] args = new String[2 + runnerArgs.length + WORKLOAD.length + 2];
+    args[0] = "run";
+    args[1] = "average";
+    System.arraycopy(runnerArgs, 0, args, 2, runnerArgs.length);
+    System.arraycopy(WORKLOAD, 0, args, 2 + runnerArgs.length, WORKLOAD.length);
+    args[args.length - 2] = "--output";
+    args[args.length - 1] = output.toString();
+    int exit = EventideCli.execute(args);
+    assertThat(
+        name + " run failed\n" + (cluster == null ? "" : cluster.logTails()), exit, equalTo(0));
+    return AverageReport.read(output).windows().stream()
+        .map(w -> w.windowStart() + " " + w.count() + " " + w.sum() + " final=" + w.complete())
+        .collect(Collectors.toList());
+  }
+
+  @Test
+  void heapStateClusterMatchesTheDirectRunner() {
+    List<String> clusterResult =
+        run(
+            "heap",
+            "--config=../runner-configs/flink-cluster-heap.conf",
+            "--flink-master=" + cluster.restAddress());
+    assertThat(clusterResult, equalTo(directResult));
+  }
+
+  @Test
+  void rocksDbStateClusterMatchesTheDirectRunner() {
+    List<String> clusterResult =
+        run(
+            "rocksdb",
+            "--config=../runner-configs/flink-cluster-rocksdb.conf",
+            "--flink-master=" + cluster.restAddress());
+    assertThat(clusterResult, equalTo(directResult));
+  }
+}

@@ -1,0 +1,359 @@
+package dev.eventide.testing.cluster;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.HttpURLConnection;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A Flink session cluster (one JobManager, one TaskManager) started as two local JVMs from a
+ * classpath of Maven artifacts, the one {@code runner-configs/flink-cluster} writes to {@code
+ * target/classpath.txt}; no Flink distribution is needed. Every address is 127.0.0.1 and every port
+ * is free at start, so tests never clash with each other or with a cluster already running.
+ *
+ * <pre>{@code
+ * try (FlinkSessionCluster cluster = FlinkSessionCluster.start(classpathFile, workDir)) {
+ *   // submit with --runner=FlinkRunner --flinkMaster=cluster.restAddress()
+ * }
+ * }</pre>
+ *
+ * <p>Memory is sized the way Flink's own scripts do, with {@code BashJavaUtils}; logs go to {@code
+ * workDir/log}, and the tail of both logs is part of the error if the cluster does not come up.
+ * {@link #main} runs a cluster in the foreground for {@code bin/flink-cluster}.
+ */
+public final class FlinkSessionCluster implements AutoCloseable {
+  private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(90);
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
+  private static final String RESULT_PREFIX = "BASH_JAVA_UTILS_EXEC_RESULT:";
+  private static final Pattern TASK_MANAGERS = Pattern.compile("\"taskmanagers\"\\s*:\\s*(\\d+)");
+
+  /** Java 17 module openings that Flink's own config.yaml passes to every Flink JVM. */
+  private static final List<String> JAVA_17_OPENS =
+      List.of(
+          "--add-exports=java.base/sun.net.util=ALL-UNNAMED",
+          "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
+          "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED",
+          "--add-opens=java.base/java.lang=ALL-UNNAMED",
+          "--add-opens=java.base/java.net=ALL-UNNAMED",
+          "--add-opens=java.base/java.io=ALL-UNNAMED",
+          "--add-opens=java.base/java.nio=ALL-UNNAMED",
+          "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+          "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+          "--add-opens=java.base/java.text=ALL-UNNAMED",
+          "--add-opens=java.base/java.time=ALL-UNNAMED",
+          "--add-opens=java.base/java.util=ALL-UNNAMED",
+          "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+          "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+          "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
+
+  private final Path workDir;
+  private final int restPort;
+  private final List<Process> processes = new ArrayList<>();
+  private final Thread shutdownHook = new Thread(this::destroyAll, "flink-cluster-shutdown");
+
+  private FlinkSessionCluster(Path workDir, int restPort) {
+    this.workDir = workDir;
+    this.restPort = restPort;
+  }
+
+  /**
+   * Starts a JobManager and a TaskManager with {@code slots} task slots and waits until the
+   * TaskManager has registered.
+   *
+   * @param classpathFile a file holding the cluster's classpath (path-separator separated)
+   * @param workDir a directory for the configuration, logs and temporary files
+   * @throws IllegalStateException if the cluster does not come up, with the tail of its logs
+   */
+  public static FlinkSessionCluster start(Path classpathFile, Path workDir, int slots)
+      throws IOException, InterruptedException {
+    return start(classpathFile, workDir, slots, freePort());
+  }
+
+  /** As {@link #start(Path, Path, int)} on the given REST port. */
+  public static FlinkSessionCluster start(Path classpathFile, Path workDir, int slots, int restPort)
+      throws IOException, InterruptedException {
+    if (!Files.isRegularFile(classpathFile)) {
+      throw new IllegalStateException(
+          "no Flink cluster classpath at "
+              + classpathFile
+              + "; build it with 'mvn -DskipTests package -pl runner-configs/flink-cluster'");
+    }
+    String classpath = Files.readString(classpathFile, StandardCharsets.UTF_8).strip();
+    FlinkSessionCluster cluster = new FlinkSessionCluster(workDir, restPort);
+    Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
+    try {
+      cluster.writeConfiguration(slots);
+      cluster.launch(
+          classpath,
+          "GET_JM_RESOURCE_PARAMS",
+          "jobmanager",
+          "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
+          "--executionMode",
+          "cluster");
+      cluster.launch(
+          classpath,
+          "GET_TM_RESOURCE_PARAMS",
+          "taskmanager",
+          "org.apache.flink.runtime.taskexecutor.TaskManagerRunner");
+      cluster.awaitTaskManager();
+      return cluster;
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  /** The REST address to submit jobs to: {@code 127.0.0.1:port}. */
+  public String restAddress() {
+    return "127.0.0.1:" + restPort;
+  }
+
+  public int restPort() {
+    return restPort;
+  }
+
+  private Path conf() {
+    return workDir.resolve("conf");
+  }
+
+  private Path logs() {
+    return workDir.resolve("log");
+  }
+
+  private void writeConfiguration(int slots) throws IOException {
+    Files.createDirectories(conf());
+    Files.createDirectories(logs());
+    Path tmp = Files.createDirectories(workDir.resolve("tmp"));
+    String config =
+        String.join(
+            "\n",
+            "jobmanager.rpc.address: 127.0.0.1",
+            "jobmanager.rpc.port: " + freePort(),
+            "jobmanager.bind-host: 127.0.0.1",
+            "jobmanager.memory.process.size: 1024m",
+            "rest.address: 127.0.0.1",
+            "rest.bind-address: 127.0.0.1",
+            "rest.port: " + restPort,
+            "blob.server.port: " + freePort(),
+            "taskmanager.host: 127.0.0.1",
+            "taskmanager.bind-host: 127.0.0.1",
+            "taskmanager.rpc.port: " + freePort(),
+            "taskmanager.numberOfTaskSlots: " + slots,
+            "taskmanager.memory.process.size: 1728m",
+            "cluster.registration.error-delay: 1000",
+            "io.tmp.dirs: " + tmp.toAbsolutePath(),
+            "");
+    Files.writeString(conf().resolve("config.yaml"), config, StandardCharsets.UTF_8);
+    String log4j =
+        String.join(
+            "\n",
+            "rootLogger.level = INFO",
+            "rootLogger.appenderRef.file.ref = file",
+            "appender.file.name = file",
+            "appender.file.type = File",
+            "appender.file.fileName = ${sys:log.file}",
+            "appender.file.layout.type = PatternLayout",
+            "appender.file.layout.pattern = %d{HH:mm:ss,SSS} %-5p %c{1} - %m%n",
+            "");
+    Files.writeString(conf().resolve("log4j.properties"), log4j, StandardCharsets.UTF_8);
+  }
+
+  /** Sizes memory with Flink's BashJavaUtils, then starts one Flink process. */
+  private void launch(
+      String classpath, String resourceCommand, String role, String mainClass, String... args)
+      throws IOException, InterruptedException {
+    List<String> resources = bashJavaUtils(classpath, resourceCommand);
+    String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command = new ArrayList<>(List.of(java));
+    command.addAll(List.of(resources.get(0).split(" ")));
+    command.addAll(JAVA_17_OPENS);
+    command.add("-Dlog.file=" + logs().resolve(role + ".log").toAbsolutePath());
+    command.add("-Dlog4j.configurationFile=" + conf().resolve("log4j.properties").toUri());
+    command.add("-cp");
+    command.add(classpath);
+    command.add(mainClass);
+    command.add("--configDir");
+    command.add(conf().toAbsolutePath().toString());
+    command.addAll(List.of(args));
+    command.addAll(splitDynamicProperties(resources.get(1)));
+    Process process =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(logs().resolve(role + ".out").toFile())
+            .start();
+    processes.add(process);
+  }
+
+  private List<String> bashJavaUtils(String classpath, String command)
+      throws IOException, InterruptedException {
+    String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    Process p =
+        new ProcessBuilder(
+                java,
+                "-cp",
+                classpath,
+                "org.apache.flink.runtime.util.bash.BashJavaUtils",
+                command,
+                "--configDir",
+                conf().toAbsolutePath().toString())
+            .redirectErrorStream(true)
+            .start();
+    String output;
+    try (InputStream in = p.getInputStream()) {
+      output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    int exit = p.waitFor();
+    List<String> results = new ArrayList<>();
+    for (String line : output.split("\n")) {
+      if (line.startsWith(RESULT_PREFIX)) {
+        results.add(line.substring(RESULT_PREFIX.length()).strip());
+      }
+    }
+    if (exit != 0 || results.size() < 2) {
+      throw new IllegalStateException(
+          "Flink's BashJavaUtils " + command + " failed (exit " + exit + "):\n" + output);
+    }
+    return results.subList(results.size() - 2, results.size());
+  }
+
+  /** "-D a=1 -D b=2" to ["-D", "a=1", "-D", "b=2"]. */
+  private static List<String> splitDynamicProperties(String properties) {
+    List<String> out = new ArrayList<>();
+    for (String token : properties.split("\\s+")) {
+      if (!token.isEmpty()) {
+        out.add(token);
+      }
+    }
+    return out;
+  }
+
+  private void awaitTaskManager() throws InterruptedException {
+    long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      for (Process p : processes) {
+        if (!p.isAlive()) {
+          throw new IllegalStateException(
+              "a Flink process exited with code "
+                  + p.exitValue()
+                  + " during startup\n"
+                  + logTails());
+        }
+      }
+      String overview = get("/overview");
+      if (overview != null) {
+        Matcher m = TASK_MANAGERS.matcher(overview);
+        if (m.find() && Integer.parseInt(m.group(1)) >= 1) {
+          return;
+        }
+      }
+      Thread.sleep(250);
+    }
+    throw new IllegalStateException(
+        "the Flink cluster did not register a TaskManager within "
+            + STARTUP_TIMEOUT
+            + "\n"
+            + logTails());
+  }
+
+  /** The body of a REST GET, or null while the REST endpoint is not up. */
+  private String get(String path) {
+    try {
+      HttpURLConnection c =
+          (HttpURLConnection) new URL("http://127.0.0.1:" + restPort + path).openConnection();
+      c.setConnectTimeout(1000);
+      c.setReadTimeout(2000);
+      try (InputStream in = c.getInputStream()) {
+        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      } finally {
+        c.disconnect();
+      }
+    } catch (IOException notYet) {
+      return null;
+    }
+  }
+
+  /** The last lines of every log, for errors. */
+  public String logTails() {
+    StringBuilder out = new StringBuilder();
+    try (var files = Files.list(logs())) {
+      for (Path log : (Iterable<Path>) files.sorted()::iterator) {
+        List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+        out.append("--- ").append(log).append(" (last 30 lines)\n");
+        lines
+            .subList(Math.max(0, lines.size() - 30), lines.size())
+            .forEach(line -> out.append(line).append('\n'));
+      }
+    } catch (IOException e) {
+      out.append("(cannot read logs in ").append(logs()).append(": ").append(e).append(")\n");
+    }
+    return out.toString();
+  }
+
+  /** Stops both processes: politely first, then forcibly. */
+  @Override
+  public void close() {
+    destroyAll();
+    try {
+      Runtime.getRuntime().removeShutdownHook(shutdownHook);
+    } catch (IllegalStateException shuttingDown) {
+      // The hook is running or has run; nothing left to do.
+    }
+  }
+
+  private void destroyAll() {
+    for (Process p : processes) {
+      p.destroy();
+    }
+    for (Process p : processes) {
+      try {
+        if (!p.waitFor(STOP_TIMEOUT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)) {
+          p.destroyForcibly().waitFor();
+        }
+      } catch (InterruptedException e) {
+        p.destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("no free port on 127.0.0.1", e);
+    }
+  }
+
+  /**
+   * Runs a cluster in the foreground until interrupted: {@code FlinkSessionCluster CLASSPATH_FILE
+   * WORK_DIR [REST_PORT] [SLOTS]} (defaults 8081 and 2).
+   */
+  public static void main(String[] args) throws Exception {
+    if (args.length < 2 || args.length > 4) {
+      System.err.println("usage: flink-cluster CLASSPATH_FILE WORK_DIR [REST_PORT] [SLOTS]");
+      System.exit(2);
+    }
+    int port = args.length > 2 ? Integer.parseInt(args[2]) : 8081;
+    int slots = args.length > 3 ? Integer.parseInt(args[3]) : 2;
+    FlinkSessionCluster cluster = start(Paths.get(args[0]), Paths.get(args[1]), slots, port);
+    System.err.printf(
+        Locale.ROOT,
+        "Flink session cluster up: web UI and REST at http://%s, logs in %s; Ctrl-C stops it.%n",
+        cluster.restAddress(),
+        cluster.logs());
+    Thread.currentThread().join();
+  }
+}

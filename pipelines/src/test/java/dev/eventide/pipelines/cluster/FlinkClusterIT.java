@@ -13,8 +13,9 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Submits the average pipeline to a real Flink 1.19 session cluster on 127.0.0.1, once with heap
@@ -68,22 +69,13 @@ class FlinkClusterIT {
         .collect(Collectors.toList());
   }
 
-  @Test
-  void heapStateClusterMatchesTheDirectRunner() {
+  @ParameterizedTest(name = "{0} state")
+  @ValueSource(strings = {"heap", "rocksdb"})
+  void clusterMatchesTheDirectRunner(String stateBackend) {
     List<String> clusterResult =
         run(
-            "heap",
-            "--config=../runner-configs/flink-cluster-heap.conf",
-            "--flink-master=" + cluster.restAddress());
-    assertThat(clusterResult, equalTo(directResult));
-  }
-
-  @Test
-  void rocksDbStateClusterMatchesTheDirectRunner() {
-    List<String> clusterResult =
-        run(
-            "rocksdb",
-            "--config=../runner-configs/flink-cluster-rocksdb.conf",
+            stateBackend,
+            "--config=../runner-configs/flink-cluster-" + stateBackend + ".conf",
             "--flink-master=" + cluster.restAddress());
     assertThat(clusterResult, equalTo(directResult));
   }

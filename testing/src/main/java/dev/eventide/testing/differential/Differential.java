@@ -17,9 +17,13 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.DefaultTrigger;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
+import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
@@ -106,9 +110,21 @@ public final class Differential<InputT, OutputT> implements Serializable {
         .satisfies(new CompareSides<>(referenceName, candidateName, coder, ignored));
   }
 
+  /**
+   * Records each output with its timestamp, window and pane, then moves the records into the global
+   * window, so that outputs in different windowings can be compared.
+   */
   private static <T> PCollection<Observation<T>> observe(
       String side, PCollection<T> output, Coder<Observation<T>> coder) {
-    return output.apply("Observe " + side, ParDo.of(new ObserveFn<T>(side))).setCoder(coder);
+    return output
+        .apply("Observe " + side, ParDo.of(new ObserveFn<T>(side)))
+        .setCoder(coder)
+        .apply(
+            "Rewindow " + side,
+            Window.<Observation<T>>into(new GlobalWindows())
+                .triggering(DefaultTrigger.of())
+                .withAllowedLateness(Duration.ZERO)
+                .discardingFiredPanes());
   }
 
   private static final class ObserveFn<T> extends DoFn<T, Observation<T>> {

@@ -1,0 +1,278 @@
+package dev.eventide.transforms;
+
+import com.google.auto.value.AutoValue;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.GroupByKey;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.joda.time.Duration;
+
+/**
+ * The paper's windowed Aggregate A(WA, WS, f_K, f_O, L): the one primitive every Eventide operator
+ * is built from.
+ *
+ * <p>Tuples are grouped per key {@code f_K(t)} and window instance γ = {@code [ℓ·WA, ℓ·WA + WS)}.
+ * When the watermark passes the end of γ, {@code f_O(γ, key, γ.ζ)} is called with all of the
+ * instance's tuples and returns <em>at most one</em> output, timestamped {@code γ.l + WS − δ}
+ * (Beam's {@code IntervalWindow.maxTimestamp()}). A tuple that arrives after that but while {@code
+ * γ.l + WS − δ + L} is not behind the watermark is still processed: panes are discarding, so {@code
+ * f_O} then runs again on the late tuples alone and may emit a further output, in a late pane.
+ * Later tuples are dropped. The multi-output variant A+ ({@link #multiOutput}) may emit any number
+ * of outputs per firing; the paper keeps it for comparison.
+ *
+ * <pre>{@code
+ * PCollection<KV<String, Long>> counts = events.apply(
+ *     Aggregate.of(
+ *             WindowSpec.tumbling(Duration.standardMinutes(1)),
+ *             Event::user, StringUtf8Coder.of(),
+ *             (window, user, tuples) -> Optional.of(KV.of(user, (long) tuples.size())),
+ *             KvCoder.of(StringUtf8Coder.of(), VarLongCoder.of()))
+ *         .withAllowedLateness(Duration.standardMinutes(10)));
+ * }</pre>
+ *
+ * <p>In Beam: {@code Window.into} (fixed or sliding, {@code END_OF_WINDOW} timestamps, discarding,
+ * allowed lateness L), then keys, {@code GroupByKey} and one step that emits the outputs. Cost: one
+ * shuffle; each instance's tuples are held in runner state until it fires.
+ *
+ * @param <InputT> the tuples' type
+ * @param <KeyT> f_K's result; its coder must be deterministic, because keys are compared by their
+ *     encoding
+ * @param <OutputT> f_O's result
+ */
+@AutoValue
+public abstract class Aggregate<InputT, KeyT, OutputT>
+    extends PTransform<PCollection<InputT>, PCollection<OutputT>> {
+
+  /** f_O of A: the instance, its key and its tuples to at most one output. */
+  @FunctionalInterface
+  public interface WindowFunction<KeyT, InputT, OutputT> extends Serializable {
+    Optional<OutputT> apply(IntervalWindow window, KeyT key, List<InputT> tuples);
+  }
+
+  /** f_O of A+: the instance, its key and its tuples to any number of outputs. */
+  @FunctionalInterface
+  public interface MultiWindowFunction<KeyT, InputT, OutputT> extends Serializable {
+    Iterable<OutputT> apply(IntervalWindow window, KeyT key, List<InputT> tuples);
+  }
+
+  abstract WindowSpec windows();
+
+  abstract SerializableFunction<InputT, KeyT> keyFn();
+
+  abstract Coder<KeyT> keyCoder();
+
+  abstract MultiWindowFunction<KeyT, InputT, OutputT> outputFn();
+
+  abstract Coder<OutputT> outputCoder();
+
+  abstract Duration allowedLateness();
+
+  abstract boolean atMostOne();
+
+  abstract Builder<InputT, KeyT, OutputT> toBuilder();
+
+  @AutoValue.Builder
+  abstract static class Builder<InputT, KeyT, OutputT> {
+    abstract Builder<InputT, KeyT, OutputT> setWindows(WindowSpec windows);
+
+    abstract Builder<InputT, KeyT, OutputT> setKeyFn(SerializableFunction<InputT, KeyT> keyFn);
+
+    abstract Builder<InputT, KeyT, OutputT> setKeyCoder(Coder<KeyT> keyCoder);
+
+    abstract Builder<InputT, KeyT, OutputT> setOutputFn(
+        MultiWindowFunction<KeyT, InputT, OutputT> outputFn);
+
+    abstract Builder<InputT, KeyT, OutputT> setOutputCoder(Coder<OutputT> outputCoder);
+
+    abstract Builder<InputT, KeyT, OutputT> setAllowedLateness(Duration allowedLateness);
+
+    abstract Builder<InputT, KeyT, OutputT> setAtMostOne(boolean atMostOne);
+
+    abstract Aggregate<InputT, KeyT, OutputT> build();
+  }
+
+  /**
+   * Returns the Aggregate A(WA, WS, f_K, f_O, L = 0) that emits at most one output per window
+   * instance and key.
+   *
+   * @throws IllegalArgumentException if {@code keyCoder} is not deterministic
+   */
+  public static <InputT, KeyT, OutputT> Aggregate<InputT, KeyT, OutputT> of(
+      WindowSpec windows,
+      SerializableFunction<InputT, KeyT> keyFn,
+      Coder<KeyT> keyCoder,
+      WindowFunction<KeyT, InputT, OutputT> outputFn,
+      Coder<OutputT> outputCoder) {
+    return Aggregate.<InputT, KeyT, OutputT>builder(windows, keyFn, keyCoder, outputCoder)
+        .setOutputFn(
+            (window, key, tuples) -> outputFn.apply(window, key, tuples).stream()::iterator)
+        .setAtMostOne(true)
+        .build();
+  }
+
+  /**
+   * Returns the relaxed Aggregate A+ whose f_O may emit any number of outputs per window instance
+   * and key, all timestamped at the end of the instance.
+   *
+   * @throws IllegalArgumentException if {@code keyCoder} is not deterministic
+   */
+  public static <InputT, KeyT, OutputT> Aggregate<InputT, KeyT, OutputT> multiOutput(
+      WindowSpec windows,
+      SerializableFunction<InputT, KeyT> keyFn,
+      Coder<KeyT> keyCoder,
+      MultiWindowFunction<KeyT, InputT, OutputT> outputFn,
+      Coder<OutputT> outputCoder) {
+    return Aggregate.<InputT, KeyT, OutputT>builder(windows, keyFn, keyCoder, outputCoder)
+        .setOutputFn(outputFn)
+        .setAtMostOne(false)
+        .build();
+  }
+
+  /**
+   * Returns an Aggregate over δ windows keyed by all attributes: each instance holds only identical
+   * tuples with one timestamp, and its output keeps that timestamp (the paper's Lemma 2). Tuples
+   * are compared by their encoding under {@code tupleCoder}, which must be deterministic.
+   */
+  public static <T, OutputT> Aggregate<T, T, OutputT> byAllAttributes(
+      Coder<T> tupleCoder, WindowFunction<T, T, OutputT> outputFn, Coder<OutputT> outputCoder) {
+    return of(WindowSpec.delta(), t -> t, tupleCoder, outputFn, outputCoder);
+  }
+
+  private static <InputT, KeyT, OutputT> Builder<InputT, KeyT, OutputT> builder(
+      WindowSpec windows,
+      SerializableFunction<InputT, KeyT> keyFn,
+      Coder<KeyT> keyCoder,
+      Coder<OutputT> outputCoder) {
+    requireDeterministic(keyCoder, "f_K's key coder");
+    return new AutoValue_Aggregate.Builder<InputT, KeyT, OutputT>()
+        .setWindows(windows)
+        .setKeyFn(keyFn)
+        .setKeyCoder(keyCoder)
+        .setOutputCoder(outputCoder)
+        .setAllowedLateness(Duration.ZERO);
+  }
+
+  /**
+   * Returns the same Aggregate with allowed lateness L.
+   *
+   * @throws IllegalArgumentException if {@code allowedLateness} is negative
+   */
+  public Aggregate<InputT, KeyT, OutputT> withAllowedLateness(Duration allowedLateness) {
+    if (allowedLateness.isShorterThan(Duration.ZERO)) {
+      throw new IllegalArgumentException(
+          "allowedLateness must be >= 0, but was " + allowedLateness);
+    }
+    return toBuilder().setAllowedLateness(allowedLateness).build();
+  }
+
+  /** L. */
+  public Duration getAllowedLateness() {
+    return allowedLateness();
+  }
+
+  /** Γ(WA, WS). */
+  public WindowSpec getWindows() {
+    return windows();
+  }
+
+  /** Whether this is A (at most one output per firing) rather than A+. */
+  public boolean emitsAtMostOne() {
+    return atMostOne();
+  }
+
+  static void requireDeterministic(Coder<?> coder, String role) {
+    try {
+      coder.verifyDeterministic();
+    } catch (Coder.NonDeterministicException e) {
+      throw new IllegalArgumentException(
+          String.format(
+              "%s %s is not deterministic, but Eventide compares keys by their encoding, so equal"
+                  + " keys must always encode to equal bytes: %s",
+              role, coder, e.getMessage()),
+          e);
+    }
+  }
+
+  @Override
+  public PCollection<OutputT> expand(PCollection<InputT> input) {
+    KvCoder<KeyT, InputT> keyedCoder = KvCoder.of(keyCoder(), input.getCoder());
+    return input
+        .apply(
+            "Window",
+            Window.<InputT>into(windows().windowFn())
+                .withAllowedLateness(allowedLateness())
+                .withTimestampCombiner(TimestampCombiner.END_OF_WINDOW)
+                .discardingFiredPanes())
+        .apply("KeyBy", ParDo.of(new KeyByFn<>(keyFn())))
+        .setCoder(keyedCoder)
+        .apply("GroupByKeyAndWindow", GroupByKey.create())
+        .apply(atMostOne() ? "EmitAtMostOne" : "EmitOutputs", ParDo.of(new EmitFn<>(outputFn())))
+        .setCoder(outputCoder());
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder
+        .add(DisplayData.item("windowAdvance", windows().advance()).withLabel("WA"))
+        .add(DisplayData.item("windowSize", windows().size()).withLabel("WS"))
+        .add(DisplayData.item("allowedLateness", allowedLateness()).withLabel("L"))
+        .add(DisplayData.item("variant", atMostOne() ? "A" : "A+"));
+  }
+
+  private static final class KeyByFn<InputT, KeyT> extends DoFn<InputT, KV<KeyT, InputT>> {
+    private final SerializableFunction<InputT, KeyT> keyFn;
+
+    KeyByFn(SerializableFunction<InputT, KeyT> keyFn) {
+      this.keyFn = keyFn;
+    }
+
+    @ProcessElement
+    public void process(@Element InputT tuple, OutputReceiver<KV<KeyT, InputT>> out) {
+      out.output(KV.of(keyFn.apply(tuple), tuple));
+    }
+  }
+
+  /**
+   * Calls f_O on a fired pane's tuples; outputs take the pane's timestamp, the window's end − δ.
+   */
+  private static final class EmitFn<KeyT, InputT, OutputT>
+      extends DoFn<KV<KeyT, Iterable<InputT>>, OutputT> {
+    private final MultiWindowFunction<KeyT, InputT, OutputT> outputFn;
+
+    EmitFn(MultiWindowFunction<KeyT, InputT, OutputT> outputFn) {
+      this.outputFn = outputFn;
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<KeyT, Iterable<InputT>> group,
+        IntervalWindow window,
+        OutputReceiver<OutputT> out) {
+      List<InputT> tuples = new ArrayList<>();
+      group.getValue().forEach(tuples::add);
+      // A window instance without tuples has nothing to aggregate. Flink can fire such a pane
+      // when the watermark passes a window's end and its expiry at once (an empty duplicate of the
+      // on-time pane); f_O is never called for it.
+      if (tuples.isEmpty()) {
+        return;
+      }
+      for (OutputT output : outputFn.apply(window, group.getKey(), tuples)) {
+        out.output(output);
+      }
+    }
+  }
+}

@@ -1,0 +1,175 @@
+package dev.eventide.transforms;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.List;
+import java.util.Objects;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.CustomCoder;
+import org.apache.beam.sdk.coders.ListCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+
+/**
+ * The paper's embedded tuple ⟨τ, T, c⟩ that E produces and X unwraps (τ is the Beam timestamp). It
+ * stands for the list {@code items} repeated {@code inputCopies × loopCopies} times:
+ *
+ * <ul>
+ *   <li>{@code inputCopies}: identical input tuples that met in E's δ window, each contributing
+ *       {@code items} (the paper concatenates them; a count carries the same information in
+ *       constant space, which keeps 10,000 copies of one event cheap);
+ *   <li>{@code loopCopies}: identical E outputs that met in X's first loop step (0 before it);
+ *   <li>{@code firing}: which firing of X's loop, for this E output and timestamp, started the
+ *       loop: 0 on time, then 1, 2, ... for copies that arrived late;
+ *   <li>{@code index}: the counter c, −1 for E's output, then the position X emits next.
+ * </ul>
+ *
+ * <p>Keeping both counts, rather than their product, keeps the loops of different E outputs apart:
+ * ⟨[a], 2⟩ met once and ⟨[a], 1⟩ met twice both stand for [a, a], and X's last step, an Aggregate
+ * keyed by all attributes, would otherwise merge their tuples and lose half of the output. The
+ * firing number does the same for copies of one E output that reach the loop on time and late:
+ * their loops would otherwise be identical, and could meet in one pane of the last step.
+ */
+public final class Embedded<T> {
+  private final List<T> items;
+  private final long inputCopies;
+  private final long loopCopies;
+  private final long firing;
+  private final long index;
+
+  Embedded(List<T> items, long inputCopies, long loopCopies, long firing, long index) {
+    this.items = List.copyOf(items);
+    this.inputCopies = inputCopies;
+    this.loopCopies = loopCopies;
+    this.firing = firing;
+    this.index = index;
+  }
+
+  /** E's output: {@code items}, from {@code inputCopies} identical inputs. */
+  static <T> Embedded<T> of(List<T> items, long inputCopies) {
+    return new Embedded<>(items, inputCopies, 0, 0, -1);
+  }
+
+  List<T> items() {
+    return items;
+  }
+
+  long index() {
+    return index;
+  }
+
+  boolean isFromEmbed() {
+    return index < 0;
+  }
+
+  /** How many items this tuple stands for. */
+  long size() {
+    return Math.multiplyExact(Math.multiplyExact((long) items.size(), inputCopies), loopCopies);
+  }
+
+  /** X's first step: {@code copies} identical E outputs met; start at position 0. */
+  Embedded<T> firstOf(long copies) {
+    return new Embedded<>(items, inputCopies, copies, 0, 0);
+  }
+
+  /** The same position, in the loop started by the given firing. */
+  Embedded<T> inFiring(long firing) {
+    return new Embedded<>(items, inputCopies, loopCopies, firing, index);
+  }
+
+  /** The next position, if any. */
+  java.util.Optional<Embedded<T>> next() {
+    return index + 1 < size()
+        ? java.util.Optional.of(new Embedded<>(items, inputCopies, loopCopies, firing, index + 1))
+        : java.util.Optional.empty();
+  }
+
+  /** The item at the current position. */
+  T item() {
+    return items.get((int) (index % items.size()));
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof Embedded)) {
+      return false;
+    }
+    Embedded<?> e = (Embedded<?>) o;
+    return inputCopies == e.inputCopies
+        && loopCopies == e.loopCopies
+        && firing == e.firing
+        && index == e.index
+        && items.equals(e.items);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(items, inputCopies, loopCopies, firing, index);
+  }
+
+  @Override
+  public String toString() {
+    return String.format(
+        "⟨%s ×%d ×%d, firing %d, c=%d⟩", items, inputCopies, loopCopies, firing, index);
+  }
+
+  /** Coder of {@link Embedded}; deterministic when the item coder is. */
+  public static final class EmbeddedCoder<T> extends CustomCoder<Embedded<T>> {
+    private static final VarLongCoder LONG = VarLongCoder.of();
+    private final Coder<T> itemCoder;
+    private final ListCoder<T> listCoder;
+
+    private EmbeddedCoder(Coder<T> itemCoder) {
+      this.itemCoder = itemCoder;
+      this.listCoder = ListCoder.of(itemCoder);
+    }
+
+    public static <T> EmbeddedCoder<T> of(Coder<T> itemCoder) {
+      return new EmbeddedCoder<>(itemCoder);
+    }
+
+    public Coder<T> itemCoder() {
+      return itemCoder;
+    }
+
+    @Override
+    public void encode(Embedded<T> value, OutputStream out) throws IOException {
+      listCoder.encode(value.items, out);
+      LONG.encode(value.inputCopies, out);
+      LONG.encode(value.loopCopies, out);
+      LONG.encode(value.firing, out);
+      // VarLong would spend 10 bytes on −1; shift so E's −1 encodes as 0.
+      LONG.encode(value.index + 1, out);
+    }
+
+    @Override
+    public Embedded<T> decode(InputStream in) throws IOException {
+      return new Embedded<>(
+          listCoder.decode(in),
+          LONG.decode(in),
+          LONG.decode(in),
+          LONG.decode(in),
+          LONG.decode(in) - 1);
+    }
+
+    @Override
+    public List<? extends Coder<?>> getCoderArguments() {
+      return List.of(itemCoder);
+    }
+
+    @Override
+    public void verifyDeterministic() throws NonDeterministicException {
+      verifyDeterministic(this, "items are compared by their encoding", itemCoder);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof EmbeddedCoder && ((EmbeddedCoder<?>) o).itemCoder.equals(itemCoder);
+    }
+
+    @Override
+    public int hashCode() {
+      return itemCoder.hashCode();
+    }
+  }
+}

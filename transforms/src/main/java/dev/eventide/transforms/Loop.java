@@ -1,0 +1,220 @@
+package dev.eventide.transforms;
+
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.coders.VoidCoder;
+import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.TimeDomain;
+import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerSpec;
+import org.apache.beam.sdk.state.TimerSpecs;
+import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+
+/**
+ * The paper's feedback edge (property P3) in Beam, whose pipelines are acyclic: {@code
+ * Loop.of(aggregate)} applies a δ-window Aggregate keyed by all attributes to its input <em>and to
+ * every output it produces</em>, until it produces nothing, and emits every output.
+ *
+ * <p>Per tuple value and timestamp τ, the copies that arrive are counted until an event-time timer
+ * at τ fires; the timer holds the output watermark at τ until the loop has drained (condition C3:
+ * the watermark moves on only after every looped result is out). In the firing, f_O runs on the
+ * copies, then on its own output, and so on, inside the same firing, so a looped tuple is never
+ * late (condition C2). Each looped output is processed on its own: f_O sees the copies of an input
+ * that arrived together, never copies from another input's loop. A copy that arrives late (within
+ * the aggregate's allowed lateness L) starts a loop of its own in a later firing.
+ *
+ * <p>An aggregate that never stops producing fails the pipeline after {@link #withMaxIterations}
+ * iterations of one loop (default {@value #DEFAULT_MAX_ITERATIONS}), naming the tuple it started
+ * from, instead of spinning forever.
+ *
+ * <p>Cost: one keyed, stateful step, and one f_O call per looped output.
+ */
+public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
+  /** Iterations of one loop before it is declared divergent. */
+  public static final long DEFAULT_MAX_ITERATIONS = 10_000_000L;
+
+  /**
+   * Marks the first output of a firing with the firing's number for its tuple and timestamp (0 on
+   * time, then 1, 2, ... for late copies), so that an aggregate whose loops would otherwise repeat
+   * can keep them apart. {@link Unwrap} uses it; {@link #of} numbers nothing.
+   */
+  @FunctionalInterface
+  interface FiringMarker<T> extends java.io.Serializable {
+    T mark(T firstOutput, long firing);
+  }
+
+  private final Aggregate<T, T, T> aggregate;
+  private final long maxIterations;
+  private final FiringMarker<T> firingMarker;
+
+  private Loop(Aggregate<T, T, T> aggregate, long maxIterations, FiringMarker<T> firingMarker) {
+    this.aggregate = aggregate;
+    this.maxIterations = maxIterations;
+    this.firingMarker = firingMarker;
+  }
+
+  /**
+   * Returns a loop of {@code aggregate}, which must be an at-most-one-output Aggregate over δ
+   * windows keyed by all attributes ({@link Aggregate#byAllAttributes}).
+   *
+   * @throws IllegalArgumentException if the aggregate has other windows or is an A+
+   */
+  public static <T> Loop<T> of(Aggregate<T, T, T> aggregate) {
+    if (!aggregate.getWindows().equals(WindowSpec.delta()) || !aggregate.emitsAtMostOne()) {
+      throw new IllegalArgumentException(
+          "Loop.of needs an Aggregate over δ windows keyed by all attributes that emits at most"
+              + " one output (Aggregate.byAllAttributes), but got "
+              + aggregate.getWindows()
+              + (aggregate.emitsAtMostOne() ? "" : " with multiple outputs (A+)"));
+    }
+    return new Loop<>(aggregate, DEFAULT_MAX_ITERATIONS, (first, firing) -> first);
+  }
+
+  /** Returns the same loop marking the first output of each firing with {@code marker}. */
+  Loop<T> markingFirings(FiringMarker<T> marker) {
+    return new Loop<>(aggregate, maxIterations, marker);
+  }
+
+  /**
+   * Returns the same loop failing after {@code maxIterations} iterations of one loop.
+   *
+   * @throws IllegalArgumentException if {@code maxIterations} is not positive
+   */
+  public Loop<T> withMaxIterations(long maxIterations) {
+    if (maxIterations < 1) {
+      throw new IllegalArgumentException("maxIterations must be >= 1, but was " + maxIterations);
+    }
+    return new Loop<>(aggregate, maxIterations, firingMarker);
+  }
+
+  @Override
+  public PCollection<T> expand(PCollection<T> input) {
+    Coder<T> tupleCoder = aggregate.keyCoder();
+    return input
+        .apply(
+            "DeltaWindows",
+            Window.<T>into(WindowSpec.delta().windowFn())
+                .withAllowedLateness(aggregate.getAllowedLateness())
+                .discardingFiredPanes())
+        .apply("KeyByAllAttributes", ParDo.of(new KeyBySelfFn<T>()))
+        .setCoder(KvCoder.of(tupleCoder, VoidCoder.of()))
+        .apply(
+            "IterateUntilEmpty",
+            ParDo.of(new LoopFn<>(aggregate.outputFn(), maxIterations, firingMarker)))
+        .setCoder(tupleCoder);
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder
+        .add(DisplayData.item("allowedLateness", aggregate.getAllowedLateness()).withLabel("L"))
+        .add(DisplayData.item("maxIterations", maxIterations));
+  }
+
+  private static final class KeyBySelfFn<T> extends DoFn<T, KV<T, Void>> {
+    @ProcessElement
+    public void process(@Element T tuple, OutputReceiver<KV<T, Void>> out) {
+      out.output(KV.of(tuple, null));
+    }
+  }
+
+  private static final class LoopFn<T> extends DoFn<KV<T, Void>, T> {
+    // How many copies of the key's tuple arrived for the next firing.
+    private static final String COPIES = "copies";
+    // How many times the loop fired for the key's tuple and timestamp.
+    private static final String FIRINGS = "firings";
+    // Fires the loop at the window's timestamp τ, holding the output watermark there.
+    private static final String FIRE = "fire";
+
+    @StateId(COPIES)
+    private final StateSpec<ValueState<Long>> copiesSpec = StateSpecs.value(VarLongCoder.of());
+
+    @StateId(FIRINGS)
+    private final StateSpec<ValueState<Long>> firingsSpec = StateSpecs.value(VarLongCoder.of());
+
+    @TimerId(FIRE)
+    private final TimerSpec fireSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+    private final Aggregate.MultiWindowFunction<T, T, T> outputFn;
+    private final long maxIterations;
+    private final FiringMarker<T> firingMarker;
+
+    LoopFn(
+        Aggregate.MultiWindowFunction<T, T, T> outputFn,
+        long maxIterations,
+        FiringMarker<T> firingMarker) {
+      this.outputFn = outputFn;
+      this.maxIterations = maxIterations;
+      this.firingMarker = firingMarker;
+    }
+
+    @ProcessElement
+    public void process(
+        IntervalWindow window,
+        @StateId(COPIES) ValueState<Long> copies,
+        @TimerId(FIRE) Timer fire) {
+      Long seen = copies.read();
+      if (seen == null) {
+        fire.withOutputTimestamp(window.maxTimestamp()).set(window.maxTimestamp());
+        seen = 0L;
+      }
+      copies.write(seen + 1);
+    }
+
+    @OnTimer(FIRE)
+    public void onFire(
+        @Key T tuple,
+        IntervalWindow window,
+        @StateId(COPIES) ValueState<Long> copies,
+        @StateId(FIRINGS) ValueState<Long> firings,
+        OutputReceiver<T> out) {
+      long count = copies.read();
+      copies.clear();
+      Long fired = firings.read();
+      long firing = fired == null ? 0 : fired;
+      firings.write(firing + 1);
+      if (count > Integer.MAX_VALUE) {
+        throw new IllegalStateException(
+            String.format(
+                "Loop met %d copies of one tuple at %s, more than a list can hold: %s",
+                count, window.maxTimestamp(), tuple));
+      }
+      T next = firstOrNull(outputFn.apply(window, tuple, Collections.nCopies((int) count, tuple)));
+      if (next != null) {
+        next = firingMarker.mark(next, firing);
+      }
+      for (long iteration = 1; next != null; iteration++) {
+        if (iteration > maxIterations) {
+          throw new IllegalStateException(
+              String.format(
+                  "Loop did not converge: its aggregate was still producing outputs after %d"
+                      + " iterations, starting from %s at %s. An aggregate under Loop must"
+                      + " eventually produce nothing; if this many iterations are expected, raise"
+                      + " the limit with Loop.withMaxIterations.",
+                  maxIterations, tuple, window.maxTimestamp()));
+        }
+        out.output(next);
+        next = firstOrNull(outputFn.apply(window, next, List.of(next)));
+      }
+    }
+
+    private static <T> T firstOrNull(Iterable<T> outputs) {
+      Iterator<T> it = outputs.iterator();
+      return it.hasNext() ? it.next() : null;
+    }
+  }
+}

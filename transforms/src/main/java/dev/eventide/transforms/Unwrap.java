@@ -1,0 +1,74 @@
+package dev.eventide.transforms;
+
+import java.util.Optional;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.values.PCollection;
+import org.joda.time.Duration;
+
+/**
+ * The paper's X: unwraps each embedded tuple ⟨τ, T, c⟩ into the tuples of T, each timestamped τ,
+ * with their exact multiplicity. Literally Listing 3: {@code Loop.of(A1)} followed by A2, both
+ * Aggregates over δ windows keyed by all attributes.
+ *
+ * <ul>
+ *   <li>A1 turns the copies of an E output that met in its window into position 0 of a loop, and
+ *       position c into position c + 1 while c + 1 < |T|; {@link Loop} feeds every output back.
+ *   <li>A2 emits the item at each position.
+ * </ul>
+ *
+ * <p>The loop numbers its firings per E output and timestamp, so that the loop of a late copy never
+ * repeats, tuple for tuple, the loop of an on-time copy: the two could otherwise meet in one window
+ * of A2 and be emitted once. (See {@link Embedded}.)
+ *
+ * <p>No limit on fan-out or on the multiplicity of identical tuples; the cost is one loop iteration
+ * and one A2 key per output tuple. Allowed lateness L applies to both steps, so tuples of a late E
+ * pane are unwrapped too.
+ */
+public final class Unwrap<T> extends PTransform<PCollection<Embedded<T>>, PCollection<T>> {
+  private final Duration allowedLateness;
+
+  private Unwrap(Duration allowedLateness) {
+    this.allowedLateness = allowedLateness;
+  }
+
+  /** Returns X with allowed lateness 0. */
+  public static <T> Unwrap<T> create() {
+    return new Unwrap<>(Duration.ZERO);
+  }
+
+  /** Returns the same X with allowed lateness L. */
+  public Unwrap<T> withAllowedLateness(Duration allowedLateness) {
+    return new Unwrap<>(allowedLateness);
+  }
+
+  @Override
+  public PCollection<T> expand(PCollection<Embedded<T>> input) {
+    if (!(input.getCoder() instanceof Embedded.EmbeddedCoder)) {
+      throw new IllegalArgumentException(
+          "Unwrap needs its input encoded with Embedded.EmbeddedCoder, but got "
+              + input.getCoder());
+    }
+    Embedded.EmbeddedCoder<T> coder = (Embedded.EmbeddedCoder<T>) input.getCoder();
+    Coder<T> itemCoder = coder.itemCoder();
+    Aggregate<Embedded<T>, Embedded<T>, Embedded<T>> step =
+        Aggregate.byAllAttributes(
+                coder,
+                (window, tuple, copies) -> {
+                  if (tuple.isFromEmbed()) {
+                    return Optional.of(tuple.firstOf(copies.size()));
+                  }
+                  // Positions are unique per loop, so a looped tuple never meets a copy.
+                  return tuple.next();
+                },
+                coder)
+            .withAllowedLateness(allowedLateness);
+    Aggregate<Embedded<T>, Embedded<T>, T> emit =
+        Aggregate.byAllAttributes(
+                coder, (window, tuple, copies) -> Optional.of(tuple.item()), itemCoder)
+            .withAllowedLateness(allowedLateness);
+    return input
+        .apply("A1 (Loop)", Loop.of(step).markingFirings(Embedded::inFiring))
+        .apply("A2", emit);
+  }
+}

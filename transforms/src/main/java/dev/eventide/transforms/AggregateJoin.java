@@ -1,0 +1,257 @@
+package dev.eventide.transforms;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TupleTag;
+import org.joda.time.Duration;
+
+/**
+ * The windowed Join J(WA, WS, S1, S2, f_K¹, f_K², f_P) from the windowed Aggregate alone: E_J
+ * (Listing 2: A1 and A2 wrap each side's tuples, P1 flattens them, A3 pairs them per key and window
+ * instance) then X. For every window instance γ and key, every pair (t1, t2) of a left and a right
+ * tuple of γ with {@code f_K¹(t1) = f_K²(t2)} and {@code f_P(t1, t2)} comes out once per pair of
+ * copies, as {@code KV(t1, t2)} timestamped {@code γ.l + WS − δ}.
+ *
+ * <pre>{@code
+ * PCollection<KV<Click, Impression>> pairs =
+ *     AggregateJoin.of(clicks, impressions)
+ *         .within(WindowSpec.tumbling(Duration.standardMinutes(1)))
+ *         .keyedBy(Click::adId, Impression::adId, StringUtf8Coder.of())
+ *         .withAllowedLateness(Duration.standardMinutes(5))
+ *         .where("ClicksWithImpressions", (click, impression) -> click.time() >= impression.time());
+ * }</pre>
+ *
+ * <p>Equal to Beam's windowed join (the same windows, {@code CoGroupByKey} and the predicate) with
+ * the differences of {@link AggregateFilter}: late panes are discarding, so a late tuple pairs only
+ * with the tuples of its own late pane, as in the native join with discarding panes; a tuple is
+ * dropped once every window instance it falls in is more than L late. (A1 and A2 keep tuples for L
+ * + WS, the latest a window instance containing them can still accept them.) Cost: four keyed steps
+ * and one loop iteration per output pair.
+ */
+public final class AggregateJoin {
+  private AggregateJoin() {}
+
+  /** The match predicate f_P. */
+  @FunctionalInterface
+  public interface Predicate<L, R> extends Serializable {
+    boolean matches(L left, R right);
+  }
+
+  /** Returns a join of {@code left} and {@code right}, to be configured. */
+  public static <L, R> Sides<L, R> of(PCollection<L> left, PCollection<R> right) {
+    return new Sides<>(left, right);
+  }
+
+  /** The two inputs of a join. */
+  public static final class Sides<L, R> {
+    private final PCollection<L> left;
+    private final PCollection<R> right;
+
+    private Sides(PCollection<L> left, PCollection<R> right) {
+      this.left = left;
+      this.right = right;
+    }
+
+    /** Joins within the window instances of {@code windows} (WA, WS). */
+    public Windowed<L, R> within(WindowSpec windows) {
+      return new Windowed<>(left, right, windows);
+    }
+  }
+
+  /** A join with its windows. */
+  public static final class Windowed<L, R> {
+    private final PCollection<L> left;
+    private final PCollection<R> right;
+    private final WindowSpec windows;
+
+    private Windowed(PCollection<L> left, PCollection<R> right, WindowSpec windows) {
+      this.left = left;
+      this.right = right;
+      this.windows = windows;
+    }
+
+    /**
+     * Pairs tuples whose keys, f_K¹ on the left and f_K² on the right, are equal under {@code
+     * keyCoder}, which must be deterministic.
+     */
+    public <K> Keyed<L, R, K> keyedBy(
+        SerializableFunction<L, K> leftKey,
+        SerializableFunction<R, K> rightKey,
+        Coder<K> keyCoder) {
+      Aggregate.requireDeterministic(keyCoder, "the join key coder");
+      return new Keyed<>(left, right, windows, leftKey, rightKey, keyCoder, Duration.ZERO);
+    }
+  }
+
+  /** A join with its windows and keys. */
+  public static final class Keyed<L, R, K> {
+    private final PCollection<L> left;
+    private final PCollection<R> right;
+    private final Transform<L, R, K> transform;
+
+    private Keyed(
+        PCollection<L> left,
+        PCollection<R> right,
+        WindowSpec windows,
+        SerializableFunction<L, K> leftKey,
+        SerializableFunction<R, K> rightKey,
+        Coder<K> keyCoder,
+        Duration allowedLateness) {
+      this.left = left;
+      this.right = right;
+      this.transform =
+          new Transform<>(windows, leftKey, rightKey, keyCoder, allowedLateness, (l, r) -> true);
+    }
+
+    private Keyed(PCollection<L> left, PCollection<R> right, Transform<L, R, K> transform) {
+      this.left = left;
+      this.right = right;
+      this.transform = transform;
+    }
+
+    /** Returns the same join with allowed lateness L (≥ 0). */
+    public Keyed<L, R, K> withAllowedLateness(Duration allowedLateness) {
+      return new Keyed<>(
+          left, right, transform.withAllowedLateness(Operators.checkLateness(allowedLateness)));
+    }
+
+    /** Applies the join, named {@code name}, with match predicate f_P, and returns the pairs. */
+    public PCollection<KV<L, R>> where(String name, Predicate<L, R> predicate) {
+      return PCollectionTuple.of(transform.leftTag, left)
+          .and(transform.rightTag, right)
+          .apply(name, transform.withPredicate(predicate));
+    }
+  }
+
+  /** The join as a transform of the tuple of its two inputs. */
+  static final class Transform<L, R, K>
+      extends PTransform<PCollectionTuple, PCollection<KV<L, R>>> {
+    final TupleTag<L> leftTag = new TupleTag<>("left");
+    final TupleTag<R> rightTag = new TupleTag<>("right");
+    private final WindowSpec windows;
+    private final SerializableFunction<L, K> leftKey;
+    private final SerializableFunction<R, K> rightKey;
+    private final Coder<K> keyCoder;
+    private final Duration allowedLateness;
+    private final Predicate<L, R> predicate;
+
+    Transform(
+        WindowSpec windows,
+        SerializableFunction<L, K> leftKey,
+        SerializableFunction<R, K> rightKey,
+        Coder<K> keyCoder,
+        Duration allowedLateness,
+        Predicate<L, R> predicate) {
+      this.windows = windows;
+      this.leftKey = leftKey;
+      this.rightKey = rightKey;
+      this.keyCoder = keyCoder;
+      this.allowedLateness = allowedLateness;
+      this.predicate = predicate;
+    }
+
+    Transform<L, R, K> withAllowedLateness(Duration lateness) {
+      return new Transform<>(windows, leftKey, rightKey, keyCoder, lateness, predicate);
+    }
+
+    Transform<L, R, K> withPredicate(Predicate<L, R> p) {
+      return new Transform<>(windows, leftKey, rightKey, keyCoder, allowedLateness, p);
+    }
+
+    @Override
+    public PCollection<KV<L, R>> expand(PCollectionTuple inputs) {
+      PCollection<L> left = inputs.get(leftTag);
+      PCollection<R> right = inputs.get(rightTag);
+      Operators.checkTupleCoder(left.getCoder(), "the left");
+      Operators.checkTupleCoder(right.getCoder(), "the right");
+      JoinSides.JoinSidesCoder<L, R> sidesCoder =
+          new JoinSides.JoinSidesCoder<>(left.getCoder(), right.getCoder());
+      KvCoder<L, R> pairCoder = KvCoder.of(left.getCoder(), right.getCoder());
+      // A tuple at τ may still pair in a window instance ending as late as τ + WS, so the wrapping
+      // δ-window Aggregates keep it WS longer; A3 then applies L to the join's own windows.
+      Duration wrapLateness = allowedLateness.plus(windows.size());
+
+      PCollection<JoinSides<L, R>> lefts =
+          left.apply(
+              "A1 (wrap left)",
+              Aggregate.byAllAttributes(
+                      left.getCoder(),
+                      (w, t, copies) -> Optional.of(new JoinSides<L, R>(copies, List.of())),
+                      sidesCoder)
+                  .withAllowedLateness(wrapLateness));
+      PCollection<JoinSides<L, R>> rights =
+          right.apply(
+              "A2 (wrap right)",
+              Aggregate.byAllAttributes(
+                      right.getCoder(),
+                      (w, t, copies) -> Optional.of(new JoinSides<L, R>(List.of(), copies)),
+                      sidesCoder)
+                  .withAllowedLateness(wrapLateness));
+
+      SerializableFunction<L, K> fk1 = leftKey;
+      SerializableFunction<R, K> fk2 = rightKey;
+      Predicate<L, R> fp = predicate;
+      Aggregate<JoinSides<L, R>, K, Embedded<KV<L, R>>> pair =
+          Aggregate.<JoinSides<L, R>, K, Embedded<KV<L, R>>>of(
+                  windows,
+                  sides ->
+                      sides.lefts.isEmpty()
+                          ? fk2.apply(sides.rights.get(0))
+                          : fk1.apply(sides.lefts.get(0)),
+                  keyCoder,
+                  (window, key, tuples) -> {
+                    List<L> seenLefts = new ArrayList<>();
+                    List<R> seenRights = new ArrayList<>();
+                    List<KV<L, R>> pairs = new ArrayList<>();
+                    for (JoinSides<L, R> sides : tuples) {
+                      for (L l : sides.lefts) {
+                        for (R r : seenRights) {
+                          if (fp.matches(l, r)) {
+                            pairs.add(KV.of(l, r));
+                          }
+                        }
+                        seenLefts.add(l);
+                      }
+                      for (R r : sides.rights) {
+                        for (L l : seenLefts) {
+                          if (fp.matches(l, r)) {
+                            pairs.add(KV.of(l, r));
+                          }
+                        }
+                        seenRights.add(r);
+                      }
+                    }
+                    return pairs.isEmpty() ? Optional.empty() : Optional.of(Embedded.of(pairs, 1));
+                  },
+                  Embedded.EmbeddedCoder.of(pairCoder))
+              .withAllowedLateness(allowedLateness);
+
+      return PCollectionList.of(lefts)
+          .and(rights)
+          .apply("P1 (flatten)", Flatten.pCollections())
+          .apply("A3 (pair per key and window)", pair)
+          .apply("X", Unwrap.<KV<L, R>>create().withAllowedLateness(allowedLateness));
+    }
+
+    @Override
+    public void populateDisplayData(DisplayData.Builder builder) {
+      super.populateDisplayData(builder);
+      builder
+          .add(DisplayData.item("windowAdvance", windows.advance()).withLabel("WA"))
+          .add(DisplayData.item("windowSize", windows.size()).withLabel("WS"))
+          .add(DisplayData.item("allowedLateness", allowedLateness).withLabel("L"));
+    }
+  }
+}

@@ -1,0 +1,179 @@
+package dev.eventide.transforms;
+
+import dev.eventide.testing.differential.Differential;
+import dev.eventide.testing.runners.OnEachRunner;
+import dev.eventide.testing.runners.TestRunner;
+import dev.eventide.testing.streams.EventTimeStream;
+import java.util.List;
+import java.util.Random;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.testing.TestPipeline;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.Filter;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.transforms.join.CoGbkResult;
+import org.apache.beam.sdk.transforms.join.CoGroupByKey;
+import org.apache.beam.sdk.transforms.join.KeyedPCollectionTuple;
+import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * The Aggregate-built join against Beam's windowed join: the same windows, CoGroupByKey and the
+ * predicate. One random stream carries both sides (even values left, odd values right), so both
+ * sides share one watermark and late data is late for both joins alike.
+ */
+class JoinTest {
+  private static final Duration L = Duration.millis(25);
+  private static final List<WindowSpec> WINDOWS =
+      List.of(
+          WindowSpec.tumbling(Duration.millis(20)),
+          WindowSpec.sliding(Duration.millis(30), Duration.millis(10)));
+
+  private static int key(int x) {
+    return (x / 2) % 3;
+  }
+
+  private static boolean matches(int l, int r) {
+    return (l + r) % 5 != 0;
+  }
+
+  private static PTransform<PCollection<Integer>, PCollection<KV<Integer, Integer>>> aggregateJoin(
+      WindowSpec w, Duration lateness) {
+    return new PTransform<>() {
+      @Override
+      public PCollection<KV<Integer, Integer>> expand(PCollection<Integer> in) {
+        PCollection<Integer> left = in.apply("Left", Filter.by((Integer x) -> x % 2 == 0));
+        PCollection<Integer> right = in.apply("Right", Filter.by((Integer x) -> x % 2 == 1));
+        return AggregateJoin.of(left, right)
+            .within(w)
+            .keyedBy(JoinTest::key, JoinTest::key, VarIntCoder.of())
+            .withAllowedLateness(lateness)
+            .where("Join", JoinTest::matches);
+      }
+    };
+  }
+
+  private static PTransform<PCollection<Integer>, PCollection<KV<Integer, Integer>>> nativeJoin(
+      WindowSpec w, Duration lateness) {
+    return new PTransform<>() {
+      @Override
+      public PCollection<KV<Integer, Integer>> expand(PCollection<Integer> in) {
+        PCollection<Integer> windowed =
+            in.apply(
+                Window.<Integer>into(w.windowFn())
+                    .withAllowedLateness(lateness)
+                    .withTimestampCombiner(TimestampCombiner.END_OF_WINDOW)
+                    .discardingFiredPanes());
+        TupleTag<Integer> leftTag = new TupleTag<>();
+        TupleTag<Integer> rightTag = new TupleTag<>();
+        PCollection<KV<Integer, Integer>> left =
+            windowed
+                .apply("Left", Filter.by((Integer x) -> x % 2 == 0))
+                .apply(
+                    "KeyLeft", WithKeys.of(JoinTest::key).withKeyType(TypeDescriptors.integers()));
+        PCollection<KV<Integer, Integer>> right =
+            windowed
+                .apply("Right", Filter.by((Integer x) -> x % 2 == 1))
+                .apply(
+                    "KeyRight", WithKeys.of(JoinTest::key).withKeyType(TypeDescriptors.integers()));
+        return KeyedPCollectionTuple.of(leftTag, left)
+            .and(rightTag, right)
+            .apply(CoGroupByKey.create())
+            .apply("Pairs", ParDo.of(new Pairs(leftTag, rightTag)))
+            .setCoder(KvCoder.of(VarIntCoder.of(), VarIntCoder.of()));
+      }
+    };
+  }
+
+  private static final class Pairs extends DoFn<KV<Integer, CoGbkResult>, KV<Integer, Integer>> {
+    private final TupleTag<Integer> leftTag;
+    private final TupleTag<Integer> rightTag;
+
+    Pairs(TupleTag<Integer> leftTag, TupleTag<Integer> rightTag) {
+      this.leftTag = leftTag;
+      this.rightTag = rightTag;
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<Integer, CoGbkResult> group, OutputReceiver<KV<Integer, Integer>> out) {
+      for (int l : group.getValue().getAll(leftTag)) {
+        for (int r : group.getValue().getAll(rightTag)) {
+          if (matches(l, r)) {
+            out.output(KV.of(l, r));
+          }
+        }
+      }
+    }
+  }
+
+  private static EventTimeStream<Integer> stream(long seed, WindowSpec w, boolean late) {
+    Random random = new Random(seed);
+    EventTimeStream<Integer> s =
+        EventTimeStream.of(VarIntCoder.of()).withWindowing(w.windowFn(), L);
+    long watermark = 0;
+    for (int step = 0; step < 10; step++) {
+      for (int i = random.nextInt(9); i > 0; i--) {
+        s.onTime(random.nextInt(12), new Instant(watermark + random.nextInt(25)));
+      }
+      watermark += 4 + random.nextInt(15);
+      s.advanceWatermarkTo(new Instant(watermark));
+      if (late) {
+        for (int i = random.nextInt(3); i > 0; i--) {
+          Instant t = new Instant(Math.max(0, watermark - 1 - random.nextInt(70)));
+          try {
+            s.lateWithinLateness(random.nextInt(12), t);
+          } catch (IllegalArgumentException notWithin) {
+            try {
+              s.lateBeyondLateness(random.nextInt(12), t);
+            } catch (IllegalArgumentException neither) {
+              s.onTime(random.nextInt(12), new Instant(watermark));
+            }
+          }
+        }
+      }
+    }
+    return s;
+  }
+
+  @OnEachRunner(TestRunner.DIRECT)
+  void equalsTheNativeWindowedJoinWithLateData(TestPipeline p) {
+    for (int seed = 0; seed < 6; seed++) {
+      WindowSpec w = WINDOWS.get(seed % 2);
+      PCollection<Integer> in = p.apply("Stream " + seed, stream(seed, w, true).build());
+      Differential.of(
+              "native join " + seed,
+              nativeJoin(w, L),
+              "aggregate join " + seed,
+              aggregateJoin(w, L))
+          .ignoring(Differential.Field.WINDOW, Differential.Field.PANE_TIMING)
+          .assertSameOutput(in);
+    }
+    p.run();
+  }
+
+  @OnEachRunner
+  void equalsTheNativeWindowedJoinOnTime(TestPipeline p) {
+    for (int seed = 100; seed < 102; seed++) {
+      WindowSpec w = WINDOWS.get(seed % 2);
+      PCollection<Integer> in = p.apply("Stream " + seed, stream(seed, w, false).build());
+      Differential.of(
+              "native join " + seed,
+              nativeJoin(w, Duration.ZERO),
+              "aggregate join " + seed,
+              aggregateJoin(w, Duration.ZERO))
+          .ignoring(Differential.Field.WINDOW, Differential.Field.PANE_TIMING)
+          .assertSameOutput(in);
+    }
+    p.run();
+  }
+}

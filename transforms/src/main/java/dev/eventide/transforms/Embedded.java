@@ -36,13 +36,21 @@ public final class Embedded<T> {
   private final long loopCopies;
   private final long firing;
   private final long index;
+  // For Unwrap.unrolled: the exclusive end of the slice [index, end); -1 for the loop's tuples.
+  private final long end;
 
   Embedded(List<T> items, long inputCopies, long loopCopies, long firing, long index) {
+    this(items, inputCopies, loopCopies, firing, index, -1);
+  }
+
+  private Embedded(
+      List<T> items, long inputCopies, long loopCopies, long firing, long index, long end) {
     this.items = List.copyOf(items);
     this.inputCopies = inputCopies;
     this.loopCopies = loopCopies;
     this.firing = firing;
     this.index = index;
+    this.end = end;
   }
 
   /** E's output: {@code items}, from {@code inputCopies} identical inputs. */
@@ -84,6 +92,37 @@ public final class Embedded<T> {
         : java.util.Optional.empty();
   }
 
+  /** The whole merged list as one slice, [0, size). */
+  Embedded<T> asSlice() {
+    return new Embedded<>(items, inputCopies, loopCopies, firing, 0, size());
+  }
+
+  private long middle() {
+    return index + (end - index + 1) / 2;
+  }
+
+  /** The left half of a slice of two or more items; a one-item slice stays whole. */
+  java.util.Optional<Embedded<T>> leftHalf() {
+    long to = end - index <= 1 ? end : middle();
+    return java.util.Optional.of(new Embedded<>(items, inputCopies, loopCopies, firing, index, to));
+  }
+
+  /** The right half of a slice of two or more items. */
+  java.util.Optional<Embedded<T>> rightHalf() {
+    return end - index <= 1
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(
+            new Embedded<>(items, inputCopies, loopCopies, firing, middle(), end));
+  }
+
+  /** The item of a one-item slice. */
+  java.util.Optional<T> singleItem() {
+    if (end - index != 1) {
+      throw new IllegalStateException("not a one-item slice after all levels: " + this);
+    }
+    return java.util.Optional.of(item());
+  }
+
   /** The item at the current position. */
   T item() {
     return items.get((int) (index % items.size()));
@@ -99,18 +138,20 @@ public final class Embedded<T> {
         && loopCopies == e.loopCopies
         && firing == e.firing
         && index == e.index
+        && end == e.end
         && items.equals(e.items);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(items, inputCopies, loopCopies, firing, index);
+    return Objects.hash(items, inputCopies, loopCopies, firing, index, end);
   }
 
   @Override
   public String toString() {
     return String.format(
-        "⟨%s ×%d ×%d, firing %d, c=%d⟩", items, inputCopies, loopCopies, firing, index);
+        "⟨%s ×%d ×%d, firing %d, c=%d%s⟩",
+        items, inputCopies, loopCopies, firing, index, end < 0 ? "" : ".." + end);
   }
 
   /** Coder of {@link Embedded}; deterministic when the item coder is. */
@@ -138,8 +179,9 @@ public final class Embedded<T> {
       LONG.encode(value.inputCopies, out);
       LONG.encode(value.loopCopies, out);
       LONG.encode(value.firing, out);
-      // VarLong would spend 10 bytes on −1; shift so E's −1 encodes as 0.
+      // VarLong would spend 10 bytes on −1; shift so −1 encodes as 0.
       LONG.encode(value.index + 1, out);
+      LONG.encode(value.end + 1, out);
     }
 
     @Override
@@ -149,6 +191,7 @@ public final class Embedded<T> {
           LONG.decode(in),
           LONG.decode(in),
           LONG.decode(in),
+          LONG.decode(in) - 1,
           LONG.decode(in) - 1);
     }
 

@@ -42,6 +42,23 @@ public final class Unwrap<T> extends PTransform<PCollection<Embedded<T>>, PColle
     return new Unwrap<>(allowedLateness);
   }
 
+  /**
+   * Returns the loop-free, Aggregates-only rendering of X: ⌈log2 maxFanOut⌉ levels of halving (see
+   * {@link UnrolledUnwrap}). The copies of one E output at one timestamp must merge into at most
+   * {@code maxFanOut} items, or the pipeline fails with an error naming the bound.
+   *
+   * @throws IllegalArgumentException if {@code maxFanOut} is not positive
+   */
+  public static <T> PTransform<PCollection<Embedded<T>>, PCollection<T>> unrolled(int maxFanOut) {
+    return unrolled(maxFanOut, Duration.ZERO);
+  }
+
+  /** As {@link #unrolled(int)}, with allowed lateness L. */
+  public static <T> PTransform<PCollection<Embedded<T>>, PCollection<T>> unrolled(
+      int maxFanOut, Duration allowedLateness) {
+    return new UnrolledUnwrap<>(maxFanOut, Operators.checkLateness(allowedLateness));
+  }
+
   @Override
   public PCollection<T> expand(PCollection<Embedded<T>> input) {
     if (!(input.getCoder() instanceof Embedded.EmbeddedCoder)) {

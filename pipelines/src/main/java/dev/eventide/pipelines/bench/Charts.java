@@ -1,0 +1,45 @@
+package dev.eventide.pipelines.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.CategoryAxis;
+import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.plot.CategoryPlot;
+import org.jfree.chart.renderer.category.BarRenderer;
+import org.jfree.data.category.DefaultCategoryDataset;
+
+/** Writes benchmark results as a grouped bar chart (PNG): events/s per operator and variant. */
+public final class Charts {
+  private Charts() {}
+
+  /** Writes the throughput of {@code results} (one runner) to {@code file}. */
+  public static void throughput(Path file, String runner, List<TransformsBenchmark.Result> results)
+      throws IOException {
+    DefaultCategoryDataset data = new DefaultCategoryDataset();
+    for (TransformsBenchmark.Result r : results) {
+      data.addValue(r.eventsPerSecond(), r.variant(), r.operator());
+    }
+    LogAxis axis = new LogAxis("events/s (log scale)");
+    axis.setSmallestValue(1);
+    axis.setNumberFormatOverride(new java.text.DecimalFormat("#,##0"));
+    CategoryPlot plot =
+        new CategoryPlot(data, new CategoryAxis("operator"), axis, new BarRenderer());
+    JFreeChart chart =
+        new JFreeChart(
+            "Eventide transforms on "
+                + runner
+                + ": native (D), Aggregate+Loop (A), unrolled (U), A+",
+            JFreeChart.DEFAULT_TITLE_FONT,
+            plot,
+            true);
+    Path parent = file.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    ChartUtils.saveChartAsPNG(file.toFile(), chart, 1000, 520);
+  }
+}

@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.eventide.testing.runners.OnEachRunner;
+import dev.eventide.testing.runners.PipelineFailures;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.testing.streams.EventTimeStream;
 import java.util.ArrayList;
@@ -139,14 +140,10 @@ class SemanticDifferencesTest {
                         (window, x, copies) -> Optional.of(x + 1),
                         VarIntCoder.of()))
                 .withMaxIterations(1_000));
-    Throwable failure = assertThrows(Throwable.class, p::run);
-    StringBuilder messages = new StringBuilder();
-    for (Throwable c = failure; c != null; c = c.getCause()) {
-      messages.append(c.getMessage()).append('\n');
-    }
-    assertThat(messages.toString(), containsString("Loop did not converge"));
-    assertThat(messages.toString(), containsString("after 1000 iterations, starting from 1"));
-    assertThat(messages.toString(), containsString("Loop.withMaxIterations"));
+    String messages = PipelineFailures.messagesOfFailedRun(p);
+    assertThat(messages, containsString("Loop did not converge"));
+    assertThat(messages, containsString("after 1000 iterations, starting from 1"));
+    assertThat(messages, containsString("Loop.withMaxIterations"));
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.eventide.testing.runners.OnEachRunner;
+import dev.eventide.testing.runners.PipelineFailures;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.testing.streams.EventTimeStream;
 import java.util.List;
@@ -137,12 +138,8 @@ class DifferentialTest {
 
   /** Runs the pipeline, expecting it to fail on the assertion, and returns the failure text. */
   private static String failureMessage(TestPipeline p) {
-    Throwable failure = assertThrows(Throwable.class, p::run);
-    StringBuilder all = new StringBuilder();
-    for (Throwable t = failure; t != null; t = t.getCause()) {
-      all.append(t.getMessage()).append('\n');
-    }
-    assertThat(all.toString(), containsString("outputs differ"));
-    return all.toString();
+    String messages = PipelineFailures.messagesOfFailedRun(p);
+    assertThat(messages, containsString("outputs differ"));
+    return messages;
   }
 }

@@ -118,7 +118,8 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
       Coder<OutputT> outputCoder) {
     return Aggregate.<InputT, KeyT, OutputT>builder(windows, keyFn, keyCoder, outputCoder)
         .setOutputFn(
-            (window, key, tuples) -> outputFn.apply(window, key, tuples).stream()::iterator)
+            (window, key, tuples) ->
+                outputFn.apply(window, key, tuples).map(List::of).orElseGet(List::of))
         .setAtMostOne(true)
         .build();
   }

@@ -1,0 +1,144 @@
+package dev.eventide.trends.engine;
+
+import dev.eventide.trends.Event;
+import dev.eventide.trends.query.Aggregation;
+import dev.eventide.trends.query.Predicate;
+import dev.eventide.trends.query.Query;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** A query with its automaton and its predicates indexed by type, ready for the engines. */
+final class CompiledQuery {
+  final Query query;
+  final int index;
+  final TrendAutomaton automaton;
+  final Set<String> types;
+
+  /** GROUPBY attributes, then equivalence attributes not among them. */
+  final List<String> partitionAttributes;
+
+  private final Map<String, Predicate.OnEvent[]> eventPredicates = new HashMap<>();
+  private final Map<String, Predicate.OnAdjacent[]> adjacentPredicates = new HashMap<>();
+  private final Map<String, Long> statesOf = new HashMap<>();
+  private final Map<String, Long> negatedBits = new HashMap<>();
+  private final int[][] targets;
+  private final List<Constraint>[][] alternatives;
+
+  CompiledQuery(Query query, int index) {
+    this.query = query;
+    this.index = index;
+    try {
+      this.automaton = TrendAutomaton.of(query.pattern());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("query " + query.name() + ": " + e.getMessage(), e);
+    }
+    this.types = query.types();
+    Set<String> partition = new LinkedHashSet<>(query.groupBy());
+    partition.addAll(query.equivalence());
+    this.partitionAttributes = List.copyOf(partition);
+    for (String type : types) {
+      eventPredicates.put(type, query.eventPredicates(type).toArray(Predicate.OnEvent[]::new));
+      adjacentPredicates.put(
+          type, query.adjacentPredicates(type).toArray(Predicate.OnAdjacent[]::new));
+      statesOf.put(type, automaton.statesOf(type));
+      int bit = automaton.negatedTypes().indexOf(type);
+      negatedBits.put(type, bit < 0 ? 0L : 1L << bit);
+    }
+    int n = automaton.size();
+    this.targets = new int[n][];
+    @SuppressWarnings("unchecked")
+    List<Constraint>[][] alternatives = new List[n][];
+    for (int s = 0; s < n; s++) {
+      Map<Integer, List<Constraint>> out = automaton.edges(s);
+      targets[s] = out.keySet().stream().mapToInt(Integer::intValue).sorted().toArray();
+      alternatives[s] = new List[targets[s].length];
+      for (int k = 0; k < targets[s].length; k++) {
+        alternatives[s][k] = out.get(targets[s][k]);
+      }
+    }
+    this.alternatives = alternatives;
+  }
+
+  /** The states reachable in one transition from the state, in increasing order. */
+  int[] targets(int from) {
+    return targets[from];
+  }
+
+  /** The constraint alternatives of each transition of {@link #targets(int)}. */
+  List<Constraint>[] alternatives(int from) {
+    return alternatives[from];
+  }
+
+  static List<CompiledQuery> compile(List<Query> queries) {
+    List<CompiledQuery> compiled = new ArrayList<>();
+    for (Query q : queries) {
+      compiled.add(new CompiledQuery(q, compiled.size()));
+    }
+    return compiled;
+  }
+
+  /** Whether the event is of one of the query's types and satisfies its predicates on that type. */
+  boolean matches(Event e) {
+    Predicate.OnEvent[] predicates = eventPredicates.get(e.type());
+    if (predicates == null) {
+      return false;
+    }
+    for (Predicate.OnEvent p : predicates) {
+      if (!p.op().test(e.attribute(p.attribute()), p.constant())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  boolean adjacentHolds(Event earlier, Event later) {
+    for (Predicate.OnAdjacent p : adjacentPredicates.get(later.type())) {
+      if (!p.op().test(earlier.attribute(p.attribute()), later.attribute(p.nextAttribute()))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  boolean hasAdjacentPredicates(String type) {
+    Predicate.OnAdjacent[] predicates = adjacentPredicates.get(type);
+    return predicates != null && predicates.length > 0;
+  }
+
+  /** The automaton states labelled with the type, as a bit mask (0 if none). */
+  long statesOf(String type) {
+    return statesOf.getOrDefault(type, 0L);
+  }
+
+  /** The bit of the type among the negated types (0 if it is not negated). */
+  long negatedBit(String type) {
+    return negatedBits.getOrDefault(type, 0L);
+  }
+
+  /** Whether events of this type feed the aggregate (X of COUNT(X), SUM(X.a), ...). */
+  boolean isAggregated(String type) {
+    return type.equals(query.aggregation().type());
+  }
+
+  /** The aggregated attribute's value of an event of the aggregated type, or null for COUNT. */
+  BigDecimal aggregatedValue(Event e) {
+    String attribute = query.aggregation().attribute();
+    return attribute == null ? null : (BigDecimal) e.attribute(attribute);
+  }
+
+  boolean aggregatesTrendsOnly() {
+    return query.aggregation().kind() == Aggregation.Kind.COUNT_TRENDS;
+  }
+
+  /** Extends the incoming aggregates of a node by its own event. */
+  void extend(Agg in, Event e) {
+    if (isAggregated(e.type())) {
+      in.extendByAggregated(aggregatedValue(e));
+    }
+  }
+}

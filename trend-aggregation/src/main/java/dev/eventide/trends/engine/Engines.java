@@ -1,0 +1,52 @@
+package dev.eventide.trends.engine;
+
+import dev.eventide.trends.Event;
+import dev.eventide.trends.TrendEngine;
+import dev.eventide.trends.TrendResult;
+import dev.eventide.trends.query.Workload;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Consumer;
+
+/** The engines by name, as the command line and the benchmarks choose them. */
+public enum Engines {
+  /** {@link HamletEngine} with dynamic, per-burst sharing decisions. */
+  HAMLET,
+  /** {@link HamletEngine} that shares every burst it can (the static optimizer). */
+  HAMLET_STATIC,
+  /** {@link GretaEngine}: each query on its own. */
+  GRETA;
+
+  public TrendEngine create(Workload workload, Consumer<TrendResult> sink) {
+    return switch (this) {
+      case HAMLET -> HamletEngine.create(workload, HamletEngine.Sharing.DYNAMIC, sink);
+      case HAMLET_STATIC -> HamletEngine.create(workload, HamletEngine.Sharing.STATIC, sink);
+      case GRETA -> GretaEngine.create(workload, sink);
+    };
+  }
+
+  /** Runs the engine over events in time order and returns all results in order. */
+  public List<TrendResult> evaluate(Workload workload, Iterable<Event> events) {
+    List<TrendResult> results = new ArrayList<>();
+    TrendEngine engine = create(workload, results::add);
+    events.forEach(engine::process);
+    engine.finish();
+    return results;
+  }
+
+  /** The command-line spelling: {@code hamlet}, {@code hamlet-static}, {@code greta}. */
+  public String cliName() {
+    return name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  public static Engines ofCliName(String name) {
+    for (Engines e : values()) {
+      if (e.cliName().equals(name)) {
+        return e;
+      }
+    }
+    throw new IllegalArgumentException(
+        "unknown engine '" + name + "': expected hamlet, hamlet-static or greta");
+  }
+}

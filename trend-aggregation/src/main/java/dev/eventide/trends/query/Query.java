@@ -1,0 +1,74 @@
+package dev.eventide.trends.query;
+
+import dev.eventide.trends.Event;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * One event trend aggregation query (HAMLET Definition 2): RETURN, PATTERN, WHERE, GROUPBY and a
+ * sliding window of {@code within} milliseconds advancing by {@code slide}. Windows are {@code
+ * [k·slide, k·slide + within)}.
+ *
+ * @param line the line of the file where the query starts, for messages
+ */
+public record Query(
+    String name,
+    Aggregation aggregation,
+    Pattern pattern,
+    List<String> equivalence,
+    List<Predicate> predicates,
+    List<String> groupBy,
+    long within,
+    long slide,
+    int line) {
+
+  public Query {
+    equivalence = List.copyOf(equivalence);
+    predicates = List.copyOf(predicates);
+    groupBy = List.copyOf(groupBy);
+  }
+
+  /** Every event type the query reads: those of trends and those under NOT. */
+  public Set<String> types() {
+    Set<String> types = new TreeSet<>(pattern.positiveTypes());
+    types.addAll(pattern.negatedTypes());
+    return types;
+  }
+
+  /** The predicates {@code E.a op const} on the given type. */
+  public List<Predicate.OnEvent> eventPredicates(String type) {
+    return predicates.stream()
+        .filter(p -> p instanceof Predicate.OnEvent && p.type().equals(type))
+        .map(p -> (Predicate.OnEvent) p)
+        .toList();
+  }
+
+  /** The predicates {@code E.a op NEXT(E).b} on the given type. */
+  public List<Predicate.OnAdjacent> adjacentPredicates(String type) {
+    return predicates.stream()
+        .filter(p -> p instanceof Predicate.OnAdjacent && p.type().equals(type))
+        .map(p -> (Predicate.OnAdjacent) p)
+        .toList();
+  }
+
+  /** Whether the event satisfies every {@code E.a op const} predicate of its type. */
+  public boolean accepts(Event e) {
+    for (Predicate.OnEvent p : eventPredicates(e.type())) {
+      if (!p.op().test(e.attribute(p.attribute()), p.constant())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Whether two consecutive events of a Kleene run satisfy every adjacent-event predicate. */
+  public boolean acceptsAdjacent(Event earlier, Event later) {
+    for (Predicate.OnAdjacent p : adjacentPredicates(later.type())) {
+      if (!p.op().test(earlier.attribute(p.attribute()), later.attribute(p.nextAttribute()))) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,23 @@
+package dev.eventide.trends.query;
+
+/** A query file that cannot be parsed or does not make sense, with the place of the problem. */
+public final class QueryException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  private final int line;
+  private final int column;
+
+  public QueryException(int line, int column, String problem) {
+    super("line " + line + ", column " + column + ": " + problem);
+    this.line = line;
+    this.column = column;
+  }
+
+  public int line() {
+    return line;
+  }
+
+  public int column() {
+    return column;
+  }
+}

@@ -17,7 +17,12 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = EventideCli.Version.class,
     description = "Event-time stream analytics on Apache Beam: runs Eventide's pipelines.",
-    subcommands = {RunCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      RunCommand.class,
+      TrendsCommand.class,
+      BenchCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class EventideCli implements Runnable {
   static final int EXIT_FAILED = 1;
   static final int EXIT_USAGE = 2;

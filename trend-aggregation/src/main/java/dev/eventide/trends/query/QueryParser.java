@@ -183,7 +183,7 @@ final class QueryParser {
       do {
         equivalence.add(identifier("an attribute name"));
       } while (acceptSymbol(","));
-      expectSymbol("]");
+      expectSymbol("]", "',' or ']'");
       return;
     }
     Token type = peek();
@@ -250,7 +250,7 @@ final class QueryParser {
       do {
         items.add(pattern(true));
       } while (acceptSymbol(","));
-      expectSymbol(")");
+      expectSymbol(")", "',' or ')'");
       if (items.stream().allMatch(i -> i instanceof Pattern.Not)) {
         throw error(start, "SEQ needs at least one item that is not NOT");
       }
@@ -263,7 +263,7 @@ final class QueryParser {
       do {
         operands.add(pattern(false));
       } while (acceptSymbol(","));
-      expectSymbol(")");
+      expectSymbol(")", "',' or ')'");
       if (operands.size() < 2) {
         throw error(start, operator + " needs at least two operands");
       }
@@ -342,9 +342,13 @@ final class QueryParser {
   }
 
   private void expectSymbol(String symbol) {
+    expectSymbol(symbol, "'" + symbol + "'");
+  }
+
+  private void expectSymbol(String symbol, String expected) {
     Token t = next();
     if (t.kind() != Kind.SYMBOL || !t.text().equals(symbol)) {
-      throw expected(t, "'" + symbol + "'");
+      throw expected(t, expected);
     }
   }
 

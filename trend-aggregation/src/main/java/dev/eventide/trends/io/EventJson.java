@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.eventide.trends.Event;
 import java.math.BigDecimal;
 import java.util.Iterator;
@@ -17,7 +18,9 @@ import java.util.Map;
  */
 public final class EventJson {
   private static final ObjectMapper MAPPER =
-      new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+      new ObjectMapper()
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
 
   private EventJson() {}
 
@@ -55,7 +58,11 @@ public final class EventJson {
       }
       JsonNode value = field.getValue();
       if (value.isNumber()) {
-        attributes.put(name, new BigDecimal(value.asText()));
+        attributes.put(
+            name,
+            value.isIntegralNumber()
+                ? new BigDecimal(value.bigIntegerValue())
+                : value.decimalValue());
       } else if (value.isTextual()) {
         attributes.put(name, value.asText());
       } else {

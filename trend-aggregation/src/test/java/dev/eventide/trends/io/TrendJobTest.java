@@ -1,0 +1,148 @@
+package dev.eventide.trends.io;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.eventide.trends.Event;
+import dev.eventide.trends.engine.Engines;
+import dev.eventide.trends.query.Workload;
+import java.io.BufferedReader;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.math.BigDecimal;
+import org.junit.jupiter.api.Test;
+
+class TrendJobTest {
+  private static final Workload WORKLOAD =
+      Workload.parse(
+          """
+          QUERY q1
+          RETURN SUM(Travel.speed)
+          PATTERN SEQ(Request, Travel+)
+          WHERE Travel.kind = "pool"
+          GROUPBY district
+          WITHIN 10 ms
+          """);
+
+  @Test
+  void parsesAnEventWithExactNumbersAndStrings() {
+    Event e = EventJson.parse("{\"type\":\"Travel\",\"time\":17,\"speed\":8.50,\"who\":\"x\"}", 1);
+    assertEquals("Travel", e.type());
+    assertEquals(17, e.time());
+    assertEquals(new BigDecimal("8.50"), e.attribute("speed"));
+    assertEquals("x", e.attribute("who"));
+  }
+
+  @Test
+  void rejectsMalformedEventsWithTheLineAndReason() {
+    assertEquals(
+        "line 3: \"time\" must be an integer number of epoch milliseconds",
+        assertThrows(
+                BadEventException.class, () -> EventJson.parse("{\"type\":\"A\",\"time\":1.5}", 3))
+            .getMessage());
+    assertEquals(
+        "line 4: \"type\" must be a non-empty string",
+        assertThrows(BadEventException.class, () -> EventJson.parse("{\"time\":1}", 4))
+            .getMessage());
+    assertEquals(
+        "line 5: attribute \"x\" must be a number or a string, but was [1]",
+        assertThrows(
+                BadEventException.class,
+                () -> EventJson.parse("{\"type\":\"A\",\"time\":1,\"x\":[1]}", 5))
+            .getMessage());
+    assertEquals(
+        "line 6: expected a JSON object, but found 42",
+        assertThrows(BadEventException.class, () -> EventJson.parse("42", 6)).getMessage());
+  }
+
+  @Test
+  void theSchemaNamesTheQueryAndClauseThatNeedAnAttribute() {
+    EventSchema schema = EventSchema.of(WORKLOAD);
+    assertEquals(
+        "event of type Travel has no attribute 'district', which q1 (GROUPBY) uses",
+        schema.problemWith(Event.of("Travel", 1, "speed", 1, "kind", "pool")));
+    assertEquals(
+        "attribute 'speed' of a Travel event must be a number for q1 (RETURN SUM(Travel.speed)),"
+            + " but was the string \"fast\"",
+        schema.problemWith(Event.of("Travel", 1, "speed", "fast", "kind", "x", "district", 1)));
+    assertEquals(
+        null, schema.problemWith(Event.of("Travel", 1, "speed", 2, "kind", "x", "district", 1)));
+    assertEquals(null, schema.problemWith(Event.of("Other", 1)), "types no query reads pass");
+  }
+
+  @Test
+  void evaluatesEventsInTimeOrderWhateverTheFileOrder() {
+    String events =
+        """
+        {"type":"Travel","time":3,"speed":2.5,"kind":"pool","district":1}
+        {"type":"Request","time":1,"district":1}
+
+        {"type":"Travel","time":2,"speed":1,"kind":"pool","district":1}
+        {"type":"Travel","time":4,"speed":7,"kind":"solo","district":1}
+        """;
+    StringWriter out = new StringWriter();
+    TrendJob.Summary summary =
+        TrendJob.run(
+            WORKLOAD, Engines.HAMLET, new BufferedReader(new StringReader(events)), out, null);
+    // Trends (r,t2), (r,t3), (r,t2,t3): 1 + 2.5 + 3.5.
+    assertEquals(
+        "{\"query\":\"q1\",\"group\":{\"district\":1},\"window_start\":0,\"window_end\":10,"
+            + "\"value\":\"7\"}\n",
+        out.toString());
+    assertEquals(4, summary.events());
+    assertEquals(1, summary.results());
+  }
+
+  @Test
+  void aBadLineStopsTheJobOrGoesToTheDeadLetterWithItsReason() {
+    String events =
+        """
+        {"type":"Request","time":1,"district":1}
+        {"type":"Travel","time":2,"kind":"pool","district":1}
+        {"type":"Travel","time":3,"speed":1,"kind":"pool","district":1}
+        """;
+    BadEventException e =
+        assertThrows(
+            BadEventException.class,
+            () ->
+                TrendJob.run(
+                    WORKLOAD,
+                    Engines.GRETA,
+                    new BufferedReader(new StringReader(events)),
+                    new StringWriter(),
+                    null));
+    assertEquals(2, e.line());
+
+    StringWriter dead = new StringWriter();
+    StringWriter out = new StringWriter();
+    TrendJob.Summary summary =
+        TrendJob.run(
+            WORKLOAD, Engines.GRETA, new BufferedReader(new StringReader(events)), out, dead);
+    assertEquals(1, summary.badEvents());
+    assertEquals(2, summary.events());
+    assertEquals(
+        "{\"line\":2,\"reason\":\"event of type Travel has no attribute 'speed', which q1"
+            + " (RETURN SUM(Travel.speed)) uses\",\"event\":\"{\\\"type\\\":\\\"Travel\\\","
+            + "\\\"time\\\":2,\\\"kind\\\":\\\"pool\\\",\\\"district\\\":1}\"}\n",
+        dead.toString());
+    assertEquals(true, out.toString().contains("\"value\":\"1\""));
+  }
+
+  @Test
+  void groupValuesKeepTheirJsonTypeAndCountsStayExact() {
+    Workload w =
+        Workload.parse("QUERY q RETURN COUNT(*) PATTERN A+ GROUPBY d, name WITHIN 1000 ms");
+    StringBuilder events = new StringBuilder();
+    for (int t = 0; t < 80; t++) {
+      events.append("{\"type\":\"A\",\"time\":").append(t).append(",\"d\":2.0,\"name\":\"n\"}\n");
+    }
+    StringWriter out = new StringWriter();
+    TrendJob.run(
+        w, Engines.HAMLET, new BufferedReader(new StringReader(events.toString())), out, null);
+    // 2^80 - 1 non-empty subsequences with increasing times: beyond any long.
+    assertEquals(
+        "{\"query\":\"q\",\"group\":{\"d\":2,\"name\":\"n\"},\"window_start\":0,"
+            + "\"window_end\":1000,\"value\":\"1208925819614629174706175\"}\n",
+        out.toString());
+  }
+}

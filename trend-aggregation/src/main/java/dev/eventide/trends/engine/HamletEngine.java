@@ -71,20 +71,28 @@ public final class HamletEngine extends WindowedEngine {
   }
 
   /**
-   * Equation 8: the cost of processing a burst per query minus the cost of sharing it.
+   * Equation 8: the cost of processing a burst per query minus the cost of sharing it,
+   *
+   * <pre>
+   * NonShared = k · b · (log2 g + n)
+   * Shared    = k · snapshotCost + b · (log2 g + nShared · s_p)
+   * </pre>
+   *
+   * In the paper {@code snapshotCost = s_c · g · p} (each of s_c snapshots sums p graphlets of g
+   * events, per query) and {@code nShared = n}.
    *
    * @param k queries sharing
    * @param b events in the burst
-   * @param n events in the graph so far (each a potential predecessor)
+   * @param n predecessors of each event when the burst is processed per query
+   * @param nShared predecessors each event of the shared graphlet visits
    * @param g events per graphlet
-   * @param p predecessor graphlets a snapshot sums over
-   * @param snapshotsCreated s_c
-   * @param snapshotsPropagated s_p
+   * @param snapshotCost reads to create the burst's snapshots, per query
+   * @param sp snapshots propagated per event (the length of its expression)
    */
   static double benefit(
-      int k, int b, double n, int g, int p, int snapshotsCreated, int snapshotsPropagated) {
+      int k, int b, double n, double nShared, int g, double snapshotCost, double sp) {
     double log = g > 1 ? Math.log(g) / Math.log(2) : 0;
-    double shared = (double) snapshotsCreated * k * g * p + b * (log + n * snapshotsPropagated);
+    double shared = k * snapshotCost + b * (log + nShared * sp);
     double nonShared = (double) k * b * (log + n);
     return nonShared - shared;
   }
@@ -135,7 +143,7 @@ public final class HamletEngine extends WindowedEngine {
       this.members = unit.members;
       this.runs = new TrendRun[members.size()];
       for (int m = 0; m < runs.length; m++) {
-        runs[m] = new TrendRun(members.get(m), windowStart, windowEnd);
+        runs[m] = new TrendRun(members.get(m), windowStart, windowEnd, unit.type);
       }
     }
 
@@ -195,10 +203,16 @@ public final class HamletEngine extends WindowedEngine {
     }
 
     /**
-     * The optimizer (Section 4.2) with the pruning principles: a query that introduces no snapshot
-     * is always worth sharing (Theorem 4.1), and the decision for the queries that do is made once
-     * for all of them (Theorem 4.2 leaves only the plans of levels 1 and 2; with event-level
-     * snapshots created per event, not per query, they coincide).
+     * The optimizer (Section 4.2): Equation 8 with this executor's terms. What flows into the burst
+     * from the rest of the graph is folded into one graphlet-level snapshot read from maintained
+     * sums ({@code 1 + c} reads per query, c nodes with constrained edges), so an event of the
+     * shared graphlet visits only the earlier events of its burst ({@code nShared = g/2}); an
+     * event-level snapshot reads the graphlet's earlier events for every query ({@code g/2}).
+     *
+     * <p>The pruning principles decide which queries take part: a query that introduces no snapshot
+     * always does (Theorem 4.1), and as event-level snapshots here belong to events, not queries,
+     * sharing or not sharing the rest is decided once for all of them (Theorem 4.2 leaves the plans
+     * of levels 1 and 2 of Figure 7, which then coincide).
      */
     private boolean worthSharing() {
       int eventSnapshots = 0;
@@ -208,20 +222,16 @@ public final class HamletEngine extends WindowedEngine {
         }
       }
       double n = 0;
+      int constrained = 0;
       for (TrendRun run : runs) {
         n += run.size();
+        constrained = Math.max(constrained, run.constrainedIntoShared());
       }
       n /= runs.length;
-      int snapshots = 1 + eventSnapshots;
-      return benefit(
-              members.size(),
-              burst.size(),
-              n,
-              burst.size(),
-              unit.predecessorTypes,
-              snapshots,
-              snapshots)
-          > 0;
+      int g = burst.size();
+      double snapshotCost = 1 + constrained + eventSnapshots * g / 2.0;
+      double propagated = 1 + eventSnapshots / 2.0;
+      return benefit(members.size(), g, n, g / 2.0, g, snapshotCost, propagated) > 0;
     }
 
     private boolean matchedByAll(Event e) {
@@ -264,7 +274,7 @@ public final class HamletEngine extends WindowedEngine {
       void propagate() {
         Agg[] entry = new Agg[k];
         for (int m = 0; m < k; m++) {
-          entry[m] = runs[m].incoming(burst.get(0));
+          entry[m] = runs[m].incomingShared(burst.get(0));
         }
         snapshots.add(entry);
         unit.counters.add("snapshots", 1);

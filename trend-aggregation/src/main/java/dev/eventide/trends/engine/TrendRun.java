@@ -32,8 +32,25 @@ final class TrendRun {
 
   private long edgesVisited;
 
+  /**
+   * For HAMLET: the state of the shared Kleene type (-1 if none), the sum over the nodes with an
+   * unconstrained edge into it (a graphlet sum, Equation 5, kept up to date), and the nodes whose
+   * edges into it carry constraints (checked one by one).
+   */
+  private final int sharedState;
+
+  private final Agg freeIntoShared = new Agg();
+  private final List<Node> constrainedIntoShared = new ArrayList<>();
+
   TrendRun(CompiledQuery query, long windowStart, long windowEnd) {
+    this(query, windowStart, windowEnd, null);
+  }
+
+  /** A run that keeps the sums a shared graphlet of {@code sharedType} reads (may be null). */
+  TrendRun(CompiledQuery query, long windowStart, long windowEnd, String sharedType) {
     this.query = query;
+    this.sharedState =
+        sharedType == null ? -1 : Long.numberOfTrailingZeros(query.statesOf(sharedType));
     this.windowStart = windowStart;
     this.windowEnd = windowEnd;
     int negated = query.automaton.negatedTypes().size();
@@ -62,6 +79,7 @@ final class TrendRun {
       incoming[0].count = java.math.BigInteger.ONE;
       distinct = 1;
     }
+    edgesVisited += earlier;
     for (int i = 0; i < earlier; i++) {
       Node p = nodes.get(i);
       long next = successors(p, e, candidates);
@@ -85,23 +103,46 @@ final class TrendRun {
     }
     for (int i = 0; i < distinct; i++) {
       query.extend(incoming[i], e);
-      nodes.add(new Node(e, sets[i], incoming[i]));
+      add(new Node(e, sets[i], incoming[i]));
+    }
+  }
+
+  private void add(Node node) {
+    nodes.add(node);
+    if (sharedState < 0) {
+      return;
+    }
+    boolean constrained = false;
+    for (long s = node.states(); s != 0; s &= s - 1) {
+      List<Constraint> into = query.automaton.edges(Long.numberOfTrailingZeros(s)).get(sharedState);
+      if (into == null) {
+        continue;
+      }
+      if (into.contains(Constraint.NONE)) {
+        freeIntoShared.add(node.value());
+        return;
+      }
+      constrained = true;
+    }
+    if (constrained) {
+      constrainedIntoShared.add(node);
     }
   }
 
   /**
-   * The aggregates flowing into an event of a type with a single state, over every node before it,
-   * without adding the event (a HAMLET snapshot at graphlet level, Equation 5).
+   * The aggregates flowing into an event of the shared type from every node, all of which must be
+   * earlier than it, without adding the event: a HAMLET snapshot at graphlet level (Equation 5),
+   * read from the maintained sum plus the nodes whose edges carry constraints.
    */
-  Agg incoming(Event e) {
-    long candidates = query.statesOf(e.type());
-    advanceTo(e.time());
+  Agg incomingShared(Event e) {
+    long candidates = 1L << sharedState;
     Agg in = new Agg();
     if (startStates(e, candidates) != 0) {
       in.count = java.math.BigInteger.ONE;
     }
-    for (int i = 0; i < earlier; i++) {
-      Node p = nodes.get(i);
+    in.add(freeIntoShared);
+    edgesVisited += 1 + constrainedIntoShared.size();
+    for (Node p : constrainedIntoShared) {
       if (successors(p, e, candidates) != 0) {
         in.add(p.value());
       }
@@ -109,13 +150,17 @@ final class TrendRun {
     return in;
   }
 
-  /** Adds a node whose aggregates were computed elsewhere (by a shared HAMLET graphlet). */
-  void addComputed(Event e, Agg value) {
-    nodes.add(new Node(e, query.statesOf(e.type()), value));
+  /** The number of nodes a graphlet-level snapshot reads one by one. */
+  int constrainedIntoShared() {
+    return constrainedIntoShared.size();
   }
 
-  /** Records an event of a negated type for the NOT gaps; only needed without {@link #onEvent}. */
-  void recordNegated(Event e) {
+  /** Adds a node of the shared type computed by a shared HAMLET graphlet. */
+  void addComputed(Event e, Agg value) {
+    add(new Node(e, 1L << sharedState, value));
+  }
+
+  private void recordNegated(Event e) {
     long bit = query.negatedBit(e.type());
     if (bit != 0) {
       int i = Long.numberOfTrailingZeros(bit);
@@ -167,7 +212,6 @@ final class TrendRun {
   }
 
   private long successors(Node p, Event e, long candidates) {
-    edgesVisited++;
     long next = 0;
     for (long s = p.states(); s != 0; s &= s - 1) {
       int from = Long.numberOfTrailingZeros(s);

@@ -107,13 +107,14 @@ class HamletPaperExamplesTest {
     // Two queries share a burst of 4 B events in a graphlet of 4 (log2 g = 2), with 2 predecessor
     // graphlets and one snapshot: with 5 events before the burst, 56 - 44 = 12 > 0 (Equation 9:
     // share); with 13, 120 - 76 = 44 > 0 (Equation 11: merge).
-    assertEquals(12.0, HamletEngine.benefit(2, 4, 5, 4, 2, 1, 1), 1e-9);
-    assertEquals(44.0, HamletEngine.benefit(2, 4, 13, 4, 2, 1, 1), 1e-9);
+    // The snapshot cost is s_c · g · p = 1 · 4 · 2.
+    assertEquals(12.0, HamletEngine.benefit(2, 4, 5, 5, 4, 1 * 4 * 2, 1), 1e-9);
+    assertEquals(44.0, HamletEngine.benefit(2, 4, 13, 13, 4, 1 * 4 * 2, 1), 1e-9);
     // Equation 10: the non-shared cost is 2 · 4 · 11 = 88; the text loses the shared cost's
     // factors, 120 results e.g. from one snapshot over 5 graphlets with two propagated. Either
     // way a second snapshot makes sharing cost more than it saves, and the graphlet is split.
-    assertEquals(88.0 - 120.0, HamletEngine.benefit(2, 4, 9, 4, 5, 1, 2), 1e-9);
-    assertEquals(true, HamletEngine.benefit(2, 4, 9, 4, 2, 2, 2) < 0);
+    assertEquals(88.0 - 120.0, HamletEngine.benefit(2, 4, 9, 9, 4, 1 * 4 * 5, 2), 1e-9);
+    assertEquals(true, HamletEngine.benefit(2, 4, 9, 9, 4, 2 * 4 * 2, 2) < 0);
   }
 
   private static Map<String, String> values(Engines engine, Workload w, List<Event> events) {

@@ -1,0 +1,167 @@
+package dev.eventide.pipelines.bench;
+
+import dev.eventide.trends.Event;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * Seeded event streams and query workloads for {@code eventide bench trends}, shaped like the
+ * HAMLET paper's: a ride-sharing stream of 20 event types where Travel comes in bursts, and a
+ * stock-like stream of 20 tickers where the busiest trade in bursts. Workloads share the bursty
+ * Kleene type across queries with differing start types, aggregates and predicates.
+ */
+public final class TrendStreams {
+  static final String[] RIDE_TYPES = {
+    "Request",
+    "Accept",
+    "Pickup",
+    "Travel",
+    "Dropoff",
+    "Cancel",
+    "Payment",
+    "Rating",
+    "Surge",
+    "Idle",
+    "Refuel",
+    "Break",
+    "Reroute",
+    "Wait",
+    "Toll",
+    "Tip",
+    "Complaint",
+    "Login",
+    "Logout",
+    "Ping"
+  };
+  private static final String[] RIDE_STARTS = {"Request", "Accept", "Pickup", "Surge", "Wait"};
+  private static final String[] RIDE_ENDS = {"Dropoff", "Payment", "Toll"};
+
+  /** The two stream kinds of the benchmark. */
+  public enum Kind {
+    RIDES,
+    STOCKS
+  }
+
+  private TrendStreams() {}
+
+  /**
+   * Events for {@code windows} windows of {@code windowMillis} each, {@code perWindow} events in
+   * each, in time order: bursts of the shared Kleene type (mean length 20) between single events of
+   * the other types.
+   */
+  public static List<Event> events(
+      Kind kind, long seed, int perWindow, int windows, long windowMillis) {
+    Random random = new Random(seed);
+    int total = perWindow * windows;
+    List<Event> events = new ArrayList<>(total);
+    double step = (double) windowMillis / perWindow;
+    double clock = 0;
+    while (events.size() < total) {
+      boolean burst = random.nextInt(3) > 0;
+      int length = burst ? 1 + (int) (-20 * Math.log(1 - random.nextDouble())) : 1;
+      String type = burst ? burstType(kind, random) : otherType(kind, random);
+      int group = 1 + random.nextInt(4);
+      for (int i = 0; i < length && events.size() < total; i++) {
+        clock += step;
+        events.add(event(kind, type, (long) clock, group, random));
+      }
+    }
+    return events;
+  }
+
+  private static String burstType(Kind kind, Random random) {
+    return kind == Kind.RIDES ? "Travel" : "T0" + random.nextInt(3);
+  }
+
+  private static String otherType(Kind kind, Random random) {
+    if (kind == Kind.RIDES) {
+      String type;
+      do {
+        type = RIDE_TYPES[random.nextInt(RIDE_TYPES.length)];
+      } while (type.equals("Travel"));
+      return type;
+    }
+    return String.format("T%02d", 3 + random.nextInt(17));
+  }
+
+  private static Event event(Kind kind, String type, long time, int group, Random random) {
+    if (kind == Kind.RIDES) {
+      return Event.of(
+          type,
+          time,
+          "district",
+          group,
+          "driver",
+          random.nextInt(50),
+          "speed",
+          Math.round(random.nextDouble() * 400) / 10.0,
+          "price",
+          1 + random.nextInt(100));
+    }
+    return Event.of(
+        type,
+        time,
+        "exchange",
+        group,
+        "price",
+        Math.round(random.nextDouble() * 10_000) / 100.0,
+        "volume",
+        1 + random.nextInt(1000));
+  }
+
+  /** A workload of {@code queries} queries sharing the stream's bursty Kleene type. */
+  public static String workload(Kind kind, long seed, int queries, long windowMillis) {
+    Random random = new Random(seed);
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < queries; i++) {
+      String start;
+      String kleene;
+      String end;
+      String value;
+      String filter;
+      String group;
+      if (kind == Kind.RIDES) {
+        start = RIDE_STARTS[random.nextInt(RIDE_STARTS.length)];
+        kleene = "Travel";
+        end = random.nextBoolean() ? RIDE_ENDS[random.nextInt(RIDE_ENDS.length)] : null;
+        value = random.nextBoolean() ? "speed" : "price";
+        filter = "Travel.speed < " + (random.nextInt(4) == 0 ? 30 : 45);
+        group = "district";
+      } else {
+        start = String.format("T%02d", 3 + random.nextInt(17));
+        kleene = "T0" + random.nextInt(3);
+        end = random.nextBoolean() ? String.format("T%02d", 3 + random.nextInt(17)) : null;
+        value = random.nextBoolean() ? "price" : "volume";
+        filter = kleene + ".volume > " + (random.nextInt(4) == 0 ? 100 : 0);
+        group = "exchange";
+      }
+      String aggregate =
+          switch (random.nextInt(4)) {
+            case 0 -> "COUNT(*)";
+            case 1 -> "COUNT(" + kleene + ")";
+            case 2 -> "SUM(" + kleene + "." + value + ")";
+            default -> "AVG(" + kleene + "." + value + ")";
+          };
+      text.append("QUERY q").append(i).append('\n');
+      text.append("RETURN ").append(aggregate).append('\n');
+      text.append("PATTERN SEQ(")
+          .append(start)
+          .append(", ")
+          .append(kleene)
+          .append('+')
+          .append(end == null ? "" : ", " + end)
+          .append(")\n");
+      text.append("WHERE ")
+          .append(start)
+          .append(kind == Kind.RIDES ? ".price < " : ".volume < ")
+          .append(kind == Kind.RIDES ? 50 + random.nextInt(51) : 500 + random.nextInt(501))
+          .append(" AND ")
+          .append(filter)
+          .append('\n');
+      text.append("GROUPBY ").append(group).append('\n');
+      text.append("WITHIN ").append(windowMillis).append(" ms\n\n");
+    }
+    return text.toString();
+  }
+}

@@ -1,0 +1,115 @@
+package dev.eventide.pipelines.bench;
+
+import dev.eventide.trends.Event;
+import dev.eventide.trends.TrendEngine;
+import dev.eventide.trends.TrendResult;
+import dev.eventide.trends.engine.Engines;
+import dev.eventide.trends.query.Workload;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs the trend engines side by side on the same workload and stream: events/s, milliseconds per
+ * window, and a digest of the results that must be equal across engines. A run that exceeds its
+ * time budget stops early and is reported as such (its throughput is then an upper bound: the cost
+ * per event only grows within a window).
+ */
+public final class TrendsBenchmark {
+
+  /** One engine's measurement. */
+  public record Result(
+      TrendStreams.Kind stream,
+      int eventsPerWindow,
+      int queries,
+      Engines engine,
+      long events,
+      double seconds,
+      int windows,
+      boolean finished,
+      long resultDigest,
+      Map<String, Long> statistics) {
+
+    public double eventsPerSecond() {
+      return events / seconds;
+    }
+
+    public double millisPerWindow() {
+      return seconds * 1000 / windows;
+    }
+  }
+
+  private TrendsBenchmark() {}
+
+  /** Measures one engine; {@code budgetSeconds} caps the run. */
+  public static Result run(
+      TrendStreams.Kind stream,
+      int eventsPerWindow,
+      int queries,
+      Engines engine,
+      Workload workload,
+      List<Event> events,
+      int windows,
+      double budgetSeconds) {
+    long[] digest = {0};
+    TrendEngine trends =
+        engine.create(
+            workload,
+            (TrendResult r) ->
+                digest[0] =
+                    digest[0] * 31
+                        + (r.query() + r.group() + r.windowStart() + r.value()).hashCode());
+    long started = System.nanoTime();
+    long budget = (long) (budgetSeconds * 1e9);
+    long processed = 0;
+    boolean finished = true;
+    for (Event e : events) {
+      trends.process(e);
+      processed++;
+      if ((processed & 255) == 0 && System.nanoTime() - started > budget) {
+        finished = false;
+        break;
+      }
+    }
+    if (finished) {
+      trends.finish();
+    }
+    double seconds = (System.nanoTime() - started) / 1e9;
+    double windowsDone = finished ? windows : Math.max(1, processed * windows / events.size());
+    return new Result(
+        stream,
+        eventsPerWindow,
+        queries,
+        engine,
+        processed,
+        seconds,
+        (int) Math.ceil(windowsDone),
+        finished,
+        digest[0],
+        trends.statistics());
+  }
+
+  /** Runs every engine on one setting, after a warm-up on a smaller input of the same shape. */
+  public static List<Result> compare(
+      TrendStreams.Kind stream,
+      int eventsPerWindow,
+      int queries,
+      List<Engines> engines,
+      int windows,
+      double budgetSeconds) {
+    long windowMillis = 60_000;
+    Workload workload = Workload.parse(TrendStreams.workload(stream, 42, queries, windowMillis));
+    List<Event> warmup =
+        TrendStreams.events(stream, 7, Math.min(eventsPerWindow, 500), 2, windowMillis);
+    for (Engines engine : engines) {
+      run(stream, 0, queries, engine, workload, warmup, 2, budgetSeconds);
+    }
+    List<Event> events = TrendStreams.events(stream, 42, eventsPerWindow, windows, windowMillis);
+    List<Result> results = new ArrayList<>();
+    for (Engines engine : engines) {
+      results.add(
+          run(stream, eventsPerWindow, queries, engine, workload, events, windows, budgetSeconds));
+    }
+    return results;
+  }
+}

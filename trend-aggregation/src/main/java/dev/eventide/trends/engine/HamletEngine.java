@@ -188,36 +188,67 @@ public final class HamletEngine extends WindowedEngine {
         return;
       }
       unit.counters.add("bursts", 1);
-      boolean share = unit.sharing == Sharing.STATIC || worthSharing();
+      List<int[]> plan = unit.sharing == Sharing.STATIC ? List.of(allMembers()) : plan();
+      boolean share = plan.stream().anyMatch(sharers -> sharers.length > 1);
       if (lastShared != null && lastShared != share) {
         unit.counters.add(share ? "merges" : "splits", 1);
       }
       lastShared = share;
       if (share) {
         unit.counters.add("burstsShared", 1);
-        new Graphlet().propagate();
-      } else {
-        burst.forEach(this::processAlone);
+      }
+      for (int[] sharers : plan) {
+        if (sharers.length > 1) {
+          new Graphlet(sharers).propagate();
+        } else {
+          for (Event e : burst) {
+            if (members.get(sharers[0]).matches(e)) {
+              runs[sharers[0]].onEvent(e);
+            }
+          }
+        }
       }
       burst.clear();
     }
 
+    private int[] allMembers() {
+      int[] all = new int[members.size()];
+      for (int m = 0; m < all.length; m++) {
+        all[m] = m;
+      }
+      return all;
+    }
+
     /**
-     * The optimizer (Section 4.2): Equation 8 with this executor's terms. What flows into the burst
-     * from the rest of the graph is folded into one graphlet-level snapshot read from maintained
-     * sums ({@code 1 + c} reads per query, c nodes with constrained edges), so an event of the
-     * shared graphlet visits only the earlier events of its burst ({@code nShared = g/2}); an
-     * event-level snapshot reads the graphlet's earlier events for every query ({@code g/2}).
+     * The dynamic optimizer (Section 4): which queries share this burst, by Equation 8 with this
+     * executor's terms. What flows into the burst from the rest of the graph is one graphlet-level
+     * snapshot read from maintained sums ({@code 1 + c} reads per query, c nodes with constrained
+     * edges), so an event of a shared graphlet visits only the earlier events of its burst ({@code
+     * nShared = g/2}); an event-level snapshot reads the graphlet's earlier events for every query
+     * ({@code g/2} each).
      *
-     * <p>The pruning principles decide which queries take part: a query that introduces no snapshot
-     * always does (Theorem 4.1), and as event-level snapshots here belong to events, not queries,
-     * sharing or not sharing the rest is decided once for all of them (Theorem 4.2 leaves the plans
-     * of levels 1 and 2 of Figure 7, which then coincide).
+     * <p>The search over query subsets (Figure 7) is pruned as in Theorems 4.1 and 4.2: queries
+     * that accept exactly the same events of the burst introduce no snapshot among themselves, so
+     * sharing within such a class always pays once it pays at all; what remains is to compare
+     * sharing within the classes, sharing across all queries with event-level snapshots, and not
+     * sharing. Returns the sets of member indices that share (singletons go alone).
      */
-    private boolean worthSharing() {
+    private List<int[]> plan() {
+      int k = members.size();
+      int g = burst.size();
+      Map<java.util.BitSet, List<Integer>> classes = new LinkedHashMap<>();
+      for (int m = 0; m < k; m++) {
+        java.util.BitSet accepted = new java.util.BitSet(g);
+        for (int i = 0; i < g; i++) {
+          if (members.get(m).matches(burst.get(i))) {
+            accepted.set(i);
+          }
+        }
+        classes.computeIfAbsent(accepted, x -> new ArrayList<>()).add(m);
+      }
       int eventSnapshots = 0;
       for (Event e : burst) {
-        if (!matchedByAll(e)) {
+        if (!matchedByAll(e, allMembers())) {
           eventSnapshots++;
         }
       }
@@ -227,16 +258,49 @@ public final class HamletEngine extends WindowedEngine {
         n += run.size();
         constrained = Math.max(constrained, run.constrainedIntoShared());
       }
-      n /= runs.length;
-      int g = burst.size();
-      double snapshotCost = 1 + constrained + eventSnapshots * g / 2.0;
-      double propagated = 1 + eventSnapshots / 2.0;
-      return benefit(members.size(), g, n, g / 2.0, g, snapshotCost, propagated) > 0;
+      n /= k;
+      double alone = alone(1, g, n);
+      double all =
+          alone(k, g, n)
+              - benefit(
+                  k,
+                  g,
+                  n,
+                  g / 2.0,
+                  g,
+                  1 + constrained + eventSnapshots * g / 2.0,
+                  1 + eventSnapshots / 2.0);
+      double byClass = 0;
+      for (List<Integer> sameEvents : classes.values()) {
+        int size = sameEvents.size();
+        byClass +=
+            size == 1
+                ? alone
+                : alone(size, g, n) - benefit(size, g, n, g / 2.0, g, 1 + constrained, 1);
+      }
+      if (all < byClass && all < k * alone) {
+        return List.of(allMembers());
+      }
+      List<int[]> plan = new ArrayList<>();
+      for (List<Integer> sameEvents : classes.values()) {
+        if (byClass < k * alone || sameEvents.size() == 1) {
+          plan.add(sameEvents.stream().mapToInt(Integer::intValue).toArray());
+        } else {
+          sameEvents.forEach(m -> plan.add(new int[] {m}));
+        }
+      }
+      return plan;
     }
 
-    private boolean matchedByAll(Event e) {
-      for (CompiledQuery q : members) {
-        if (!q.matches(e)) {
+    /** Equation 4 for a burst: k queries, each event visiting n predecessors. */
+    private static double alone(int k, int g, double n) {
+      double log = g > 1 ? Math.log(g) / Math.log(2) : 0;
+      return (double) k * g * (log + n);
+    }
+
+    private boolean matchedByAll(Event e, int[] sharers) {
+      for (int m : sharers) {
+        if (!members.get(m).matches(e)) {
           return false;
         }
       }
@@ -256,7 +320,10 @@ public final class HamletEngine extends WindowedEngine {
      * where γ and σ_a account for the burst's own E events (X is the query's aggregated type).
      */
     private final class Graphlet {
-      private final int k = members.size();
+      /** The members sharing the graphlet; arrays below are indexed by position in it. */
+      private final int[] sharers;
+
+      private final int k;
 
       /** snapshots.get(v)[m]: snapshot v's aggregates for member m. */
       private final List<Agg[]> snapshots = new ArrayList<>();
@@ -267,20 +334,22 @@ public final class HamletEngine extends WindowedEngine {
       private final BigDecimal[][][] sigma;
       private final Agg[][] evaluated = new Agg[b][];
 
-      Graphlet() {
+      Graphlet(int[] sharers) {
+        this.sharers = sharers;
+        this.k = sharers.length;
         sigma = new BigDecimal[unit.summedAttributes.size()][b][];
       }
 
       void propagate() {
         Agg[] entry = new Agg[k];
         for (int m = 0; m < k; m++) {
-          entry[m] = runs[m].incomingShared(burst.get(0));
+          entry[m] = runs[sharers[m]].incomingShared(burst.get(0));
         }
         snapshots.add(entry);
         unit.counters.add("snapshots", 1);
         for (int i = 0; i < b; i++) {
           Event e = burst.get(i);
-          if (matchedByAll(e)) {
+          if (matchedByAll(e, sharers)) {
             shareEvent(i, e);
           } else {
             snapshotEvent(i, e);
@@ -288,8 +357,8 @@ public final class HamletEngine extends WindowedEngine {
         }
         for (int m = 0; m < k; m++) {
           for (int i = 0; i < b; i++) {
-            if (members.get(m).matches(burst.get(i))) {
-              runs[m].addComputed(burst.get(i), evaluate(i, m));
+            if (members.get(sharers[m]).matches(burst.get(i))) {
+              runs[sharers[m]].addComputed(burst.get(i), evaluate(i, m));
             }
           }
         }
@@ -335,7 +404,7 @@ public final class HamletEngine extends WindowedEngine {
       private void snapshotEvent(int i, Event e) {
         Agg[] values = new Agg[k];
         for (int m = 0; m < k; m++) {
-          CompiledQuery q = members.get(m);
+          CompiledQuery q = members.get(sharers[m]);
           Agg value = new Agg();
           if (q.matches(e)) {
             value.add(snapshots.get(0)[m]);
@@ -367,7 +436,7 @@ public final class HamletEngine extends WindowedEngine {
         if (cached != null) {
           return cached;
         }
-        CompiledQuery q = members.get(m);
+        CompiledQuery q = members.get(sharers[m]);
         boolean own = q.isAggregated(unit.type);
         String attribute = q.query.aggregation().attribute();
         int t = own && attribute != null ? unit.summedAttributes.indexOf(attribute) : -1;

@@ -12,7 +12,7 @@ import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.renderer.category.BarRenderer;
 import org.jfree.data.category.DefaultCategoryDataset;
 
-/** Writes benchmark results as a grouped bar chart (PNG): events/s per operator and variant. */
+/** Writes benchmark results as grouped bar charts (PNG). */
 public final class Charts {
   private Charts() {}
 
@@ -23,19 +23,27 @@ public final class Charts {
     for (TransformsBenchmark.Result r : results) {
       data.addValue(r.eventsPerSecond(), r.variant(), r.operator());
     }
-    LogAxis axis = new LogAxis("events/s (log scale)");
+    logBars(
+        file,
+        "Eventide transforms on " + runner + ": native (D), Aggregate+Loop (A), unrolled (U), A+",
+        "operator",
+        "events/s (log scale)",
+        data);
+  }
+
+  /**
+   * Writes a grouped bar chart with a logarithmic value axis: rows of {@code data} are the series,
+   * columns the categories.
+   */
+  public static void logBars(
+      Path file, String title, String categoryLabel, String valueLabel, DefaultCategoryDataset data)
+      throws IOException {
+    LogAxis axis = new LogAxis(valueLabel);
     axis.setSmallestValue(1);
     axis.setNumberFormatOverride(new java.text.DecimalFormat("#,##0"));
     CategoryPlot plot =
-        new CategoryPlot(data, new CategoryAxis("operator"), axis, new BarRenderer());
-    JFreeChart chart =
-        new JFreeChart(
-            "Eventide transforms on "
-                + runner
-                + ": native (D), Aggregate+Loop (A), unrolled (U), A+",
-            JFreeChart.DEFAULT_TITLE_FONT,
-            plot,
-            true);
+        new CategoryPlot(data, new CategoryAxis(categoryLabel), axis, new BarRenderer());
+    JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
     Path parent = file.toAbsolutePath().getParent();
     if (parent != null) {
       Files.createDirectories(parent);

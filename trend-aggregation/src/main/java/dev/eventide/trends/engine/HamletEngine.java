@@ -248,7 +248,7 @@ public final class HamletEngine extends WindowedEngine {
       }
       int eventSnapshots = 0;
       for (Event e : burst) {
-        if (!matchedByAll(e, allMembers())) {
+        if (!matchedByAll(e, allMembers()) && !matchedByNone(e, allMembers())) {
           eventSnapshots++;
         }
       }
@@ -279,8 +279,10 @@ public final class HamletEngine extends WindowedEngine {
                 : alone(size, g, n) - benefit(size, g, n, g / 2.0, g, 1 + constrained, 1);
       }
       if (all < byClass && all < k * alone) {
+        unit.counters.add("planAll", 1);
         return List.of(allMembers());
       }
+      unit.counters.add(byClass < k * alone ? "planByClass" : "planAlone", 1);
       List<int[]> plan = new ArrayList<>();
       for (List<Integer> sameEvents : classes.values()) {
         if (byClass < k * alone || sameEvents.size() == 1) {
@@ -296,6 +298,15 @@ public final class HamletEngine extends WindowedEngine {
     private static double alone(int k, int g, double n) {
       double log = g > 1 ? Math.log(g) / Math.log(2) : 0;
       return (double) k * g * (log + n);
+    }
+
+    private boolean matchedByNone(Event e, int[] sharers) {
+      for (int m : sharers) {
+        if (members.get(m).matches(e)) {
+          return false;
+        }
+      }
+      return true;
     }
 
     private boolean matchedByAll(Event e, int[] sharers) {
@@ -351,6 +362,8 @@ public final class HamletEngine extends WindowedEngine {
           Event e = burst.get(i);
           if (matchedByAll(e, sharers)) {
             shareEvent(i, e);
+          } else if (matchedByNone(e, sharers)) {
+            skipEvent(i);
           } else {
             snapshotEvent(i, e);
           }
@@ -397,6 +410,15 @@ public final class HamletEngine extends WindowedEngine {
         gamma[i] = g;
         for (int t = 0; t < sigma.length; t++) {
           sigma[t][i] = sums[t];
+        }
+      }
+
+      /** An event no sharer matches is in no trend of theirs: it contributes nothing. */
+      private void skipEvent(int i) {
+        alpha[i] = zeros(0);
+        gamma[i] = zeros(0);
+        for (int t = 0; t < sigma.length; t++) {
+          sigma[t][i] = decimalZeros(0);
         }
       }
 

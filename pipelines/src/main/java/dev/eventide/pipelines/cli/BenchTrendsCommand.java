@@ -1,0 +1,221 @@
+package dev.eventide.pipelines.cli;
+
+import dev.eventide.pipelines.bench.Charts;
+import dev.eventide.pipelines.bench.TrendStreams;
+import dev.eventide.pipelines.bench.TrendsBenchmark;
+import dev.eventide.trends.engine.Engines;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.jfree.data.category.DefaultCategoryDataset;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code eventide bench trends}: HAMLET dynamic, HAMLET static and GRETA side by side. */
+@Command(
+    name = "trends",
+    mixinStandardHelpOptions = true,
+    versionProvider = EventideCli.Version.class,
+    description = {
+      "Throughput and time per window of HAMLET (dynamic sharing), HAMLET static and GRETA on"
+          + " the same workload and stream, varying events per window (at --fixed-queries) and"
+          + " queries (at --fixed-events), on a ride-sharing and a stock-like stream.",
+      "Every engine's results must be equal (a digest is compared); prints events/s and the"
+          + " speed-up over GRETA and writes PNG charts. A run over its time budget stops early"
+          + " and is marked '>': its events/s is then an upper bound."
+    })
+final class BenchTrendsCommand implements Callable<Integer> {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(
+      names = "--streams",
+      split = ",",
+      defaultValue = "rides,stocks",
+      paramLabel = "STREAM",
+      description = "Streams: rides, stocks (default: ${DEFAULT-VALUE}).")
+  List<String> streams;
+
+  @Option(
+      names = "--events-per-window",
+      split = ",",
+      defaultValue = "1000,5000,20000,100000",
+      paramLabel = "N",
+      description = "Events per window to vary (default: ${DEFAULT-VALUE}).")
+  List<Integer> eventsPerWindow;
+
+  @Option(
+      names = "--queries",
+      split = ",",
+      defaultValue = "5,25,100",
+      paramLabel = "K",
+      description = "Workload sizes to vary (default: ${DEFAULT-VALUE}).")
+  List<Integer> queries;
+
+  @Option(
+      names = "--fixed-queries",
+      defaultValue = "25",
+      paramLabel = "K",
+      description = "Queries while events per window vary (default: ${DEFAULT-VALUE}).")
+  int fixedQueries;
+
+  @Option(
+      names = "--fixed-events",
+      defaultValue = "10000",
+      paramLabel = "N",
+      description = "Events per window while queries vary (default: ${DEFAULT-VALUE}).")
+  int fixedEvents;
+
+  @Option(
+      names = "--windows",
+      defaultValue = "2",
+      paramLabel = "W",
+      description = "Windows per run (default: ${DEFAULT-VALUE}).")
+  int windows;
+
+  @Option(
+      names = "--budget",
+      defaultValue = "20",
+      paramLabel = "SECONDS",
+      description = "Time budget of one engine's run (default: ${DEFAULT-VALUE}).")
+  double budget;
+
+  @Option(
+      names = "--chart-dir",
+      paramLabel = "DIR",
+      defaultValue = "eventide-output/bench",
+      description = "Where the PNG charts go (default: ${DEFAULT-VALUE}).")
+  Path chartDir;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    validate();
+    List<Engines> engines = List.of(Engines.HAMLET, Engines.HAMLET_STATIC, Engines.GRETA);
+    printHeader(out);
+    boolean agreed = true;
+    for (String name : streams) {
+      TrendStreams.Kind stream = TrendStreams.Kind.valueOf(name.toUpperCase(Locale.ROOT));
+      DefaultCategoryDataset byEvents = new DefaultCategoryDataset();
+      for (int n : eventsPerWindow) {
+        err.printf(
+            Locale.ROOT,
+            "bench: %s, %d events per window, %d queries ...%n",
+            name,
+            n,
+            fixedQueries);
+        err.flush();
+        List<TrendsBenchmark.Result> results =
+            TrendsBenchmark.compare(stream, n, fixedQueries, engines, windows, budget);
+        agreed &= print(out, results);
+        results.forEach(r -> byEvents.addValue(r.eventsPerSecond(), r.engine().cliName(), "" + n));
+      }
+      DefaultCategoryDataset byQueries = new DefaultCategoryDataset();
+      for (int k : queries) {
+        err.printf(
+            Locale.ROOT, "bench: %s, %d events per window, %d queries ...%n", name, fixedEvents, k);
+        err.flush();
+        List<TrendsBenchmark.Result> results =
+            TrendsBenchmark.compare(stream, fixedEvents, k, engines, windows, budget);
+        agreed &= print(out, results);
+        results.forEach(r -> byQueries.addValue(r.eventsPerSecond(), r.engine().cliName(), "" + k));
+      }
+      Path eventsChart = chartDir.resolve("trends-" + name + "-events.png");
+      Charts.logBars(
+          eventsChart,
+          "Trend aggregation, " + name + ", " + fixedQueries + " queries: events/s",
+          "events per window",
+          "events/s (log scale)",
+          byEvents);
+      Path queriesChart = chartDir.resolve("trends-" + name + "-queries.png");
+      Charts.logBars(
+          queriesChart,
+          "Trend aggregation, " + name + ", " + fixedEvents + " events per window: events/s",
+          "queries",
+          "events/s (log scale)",
+          byQueries);
+      err.printf(Locale.ROOT, "bench: charts %s, %s%n", eventsChart, queriesChart);
+    }
+    if (!agreed) {
+      err.println("bench: engines disagreed on some finished run (see 'digest')");
+      return EventideCli.EXIT_FAILED;
+    }
+    return 0;
+  }
+
+  private void validate() {
+    if (windows < 1 || budget <= 0 || fixedQueries < 1 || fixedEvents < 1) {
+      throw new EventideCli.UsageException(
+          "--windows, --budget, --fixed-queries and --fixed-events must be positive");
+    }
+    if (eventsPerWindow.stream().anyMatch(n -> n < 1) || queries.stream().anyMatch(k -> k < 1)) {
+      throw new EventideCli.UsageException(
+          "--events-per-window and --queries must be positive numbers");
+    }
+    for (String name : streams) {
+      if (!name.equals("rides") && !name.equals("stocks")) {
+        throw new EventideCli.UsageException(
+            "unknown stream '" + name + "'; expected rides or stocks");
+      }
+    }
+  }
+
+  private static void printHeader(PrintWriter out) {
+    out.printf(
+        Locale.ROOT,
+        "%-7s %8s %4s %-14s %9s %12s %13s %10s  %s%n",
+        "stream",
+        "n/window",
+        "k",
+        "engine",
+        "events",
+        "events/s",
+        "ms/window",
+        "vs GRETA",
+        "shared bursts, snapshots");
+  }
+
+  /** Prints one setting; returns whether all finished runs produced the same results. */
+  private static boolean print(PrintWriter out, List<TrendsBenchmark.Result> results) {
+    TrendsBenchmark.Result greta =
+        results.stream().filter(r -> r.engine() == Engines.GRETA).findFirst().orElseThrow();
+    Long digest = null;
+    boolean agreed = true;
+    for (TrendsBenchmark.Result r : results) {
+      if (r.finished()) {
+        agreed &= digest == null || digest == r.resultDigest();
+        digest = r.resultDigest();
+      }
+    }
+    for (TrendsBenchmark.Result r : results) {
+      String ratio =
+          (greta.finished() ? "" : ">")
+              + String.format(Locale.ROOT, "%.1fx", r.eventsPerSecond() / greta.eventsPerSecond());
+      String events =
+          (r.finished() ? "" : ">") + String.format(Locale.ROOT, "%.0f", r.eventsPerSecond());
+      out.printf(
+          Locale.ROOT,
+          "%-7s %8d %4d %-14s %9d %12s %13.1f %10s  %s%n",
+          r.stream().name().toLowerCase(Locale.ROOT),
+          r.eventsPerWindow(),
+          r.queries(),
+          r.engine().cliName(),
+          r.events(),
+          r.finished() ? events : "<" + events.substring(1),
+          r.millisPerWindow(),
+          r.engine() == Engines.GRETA ? "1.0x" : ratio,
+          r.engine() == Engines.GRETA
+              ? ""
+              : r.statistics().getOrDefault("burstsShared", 0L)
+                  + "/"
+                  + r.statistics().getOrDefault("bursts", 0L)
+                  + ", "
+                  + r.statistics().getOrDefault("snapshots", 0L));
+    }
+    out.flush();
+    return agreed;
+  }
+}

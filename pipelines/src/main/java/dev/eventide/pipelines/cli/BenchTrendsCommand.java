@@ -25,7 +25,8 @@ import picocli.CommandLine.Option;
           + " queries (at --fixed-events), on a ride-sharing and a stock-like stream.",
       "Every engine's results must be equal (a digest is compared); prints events/s and the"
           + " speed-up over GRETA and writes PNG charts. A run over its time budget stops early"
-          + " and is marked '>': its events/s is then an upper bound."
+          + " and is marked: its events/s ('<') is then an upper bound, its speed-up over a"
+          + " stopped GRETA ('>') a lower bound."
     })
 final class BenchTrendsCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -191,22 +192,25 @@ final class BenchTrendsCommand implements Callable<Integer> {
       }
     }
     for (TrendsBenchmark.Result r : results) {
-      String ratio =
-          (greta.finished() ? "" : ">")
-              + String.format(Locale.ROOT, "%.1fx", r.eventsPerSecond() / greta.eventsPerSecond());
-      String events =
-          (r.finished() ? "" : ">") + String.format(Locale.ROOT, "%.0f", r.eventsPerSecond());
+      // A run stopped at its budget gives an upper bound of events/s, a lower bound of ms.
+      String bound = r.finished() ? "" : "<";
+      String ratioBound =
+          r.finished() == greta.finished() ? (r.finished() ? "" : "~") : r.finished() ? ">" : "<";
       out.printf(
           Locale.ROOT,
-          "%-7s %8d %4d %-14s %9d %12s %13.1f %10s  %s%n",
+          "%-7s %8d %4d %-14s %9d %12s %13s %10s  %s%n",
           r.stream().name().toLowerCase(Locale.ROOT),
           r.eventsPerWindow(),
           r.queries(),
           r.engine().cliName(),
           r.events(),
-          r.finished() ? events : "<" + events.substring(1),
-          r.millisPerWindow(),
-          r.engine() == Engines.GRETA ? "1.0x" : ratio,
+          bound + String.format(Locale.ROOT, "%.0f", r.eventsPerSecond()),
+          (r.finished() ? "" : ">") + String.format(Locale.ROOT, "%.1f", r.millisPerWindow()),
+          r.engine() == Engines.GRETA
+              ? "1.0x"
+              : ratioBound
+                  + String.format(
+                      Locale.ROOT, "%.1fx", r.eventsPerSecond() / greta.eventsPerSecond()),
           r.engine() == Engines.GRETA
               ? ""
               : r.statistics().getOrDefault("burstsShared", 0L)

@@ -48,7 +48,7 @@ public final class TrendStreams {
   /**
    * Events for {@code windows} windows of {@code windowMillis} each, {@code perWindow} events in
    * each, in time order: bursts of the shared Kleene type (mean length 20) between single events of
-   * the other types.
+   * the other types; about 5 in 6 events are of the bursty type.
    */
   public static List<Event> events(
       Kind kind, long seed, int perWindow, int windows, long windowMillis) {
@@ -58,8 +58,8 @@ public final class TrendStreams {
     double step = (double) windowMillis / perWindow;
     double clock = 0;
     while (events.size() < total) {
-      boolean burst = random.nextInt(3) > 0;
-      int length = burst ? 1 + (int) (-20 * Math.log(1 - random.nextDouble())) : 1;
+      boolean burst = random.nextInt(3) == 0;
+      int length = burst ? 1 + (int) (-12 * Math.log(1 - random.nextDouble())) : 1;
       String type = burst ? burstType(kind, random) : otherType(kind, random);
       int group = 1 + random.nextInt(4);
       for (int i = 0; i < length && events.size() < total; i++) {

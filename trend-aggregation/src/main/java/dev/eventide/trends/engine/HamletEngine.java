@@ -25,9 +25,9 @@ import java.util.function.Consumer;
  * shared burst after unshared ones starts a new snapshot from the per-query graphs (a merge).
  * Everything else runs as in {@link GretaEngine}.
  *
- * <p>Counters: {@code bursts}, {@code burstsShared}, {@code snapshots}, {@code eventSnapshots},
- * {@code splits}, {@code merges}, {@code edgesVisited} (edges between events visited per query,
- * plus edges of shared graphlets visited once for all).
+ * <p>Counters: {@code bursts}, {@code burstEvents}, {@code burstsShared}, {@code snapshots}, {@code
+ * eventSnapshots}, {@code splits}, {@code merges}, {@code edgesVisited} (edges between events
+ * visited per query, plus edges of shared graphlets visited once for all).
  */
 public final class HamletEngine extends WindowedEngine {
 
@@ -188,6 +188,7 @@ public final class HamletEngine extends WindowedEngine {
         return;
       }
       unit.counters.add("bursts", 1);
+      unit.counters.add("burstEvents", burst.size());
       List<int[]> plan = unit.sharing == Sharing.STATIC ? List.of(allMembers()) : plan();
       boolean share = plan.stream().anyMatch(sharers -> sharers.length > 1);
       if (lastShared != null && lastShared != share) {

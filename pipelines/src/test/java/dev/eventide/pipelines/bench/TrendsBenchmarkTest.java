@@ -1,0 +1,68 @@
+package dev.eventide.pipelines.bench;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.not;
+
+import dev.eventide.pipelines.cli.EventideCli;
+import dev.eventide.trends.engine.Engines;
+import dev.eventide.trends.query.Workload;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The trend benchmark's engines agree on its streams, and its command writes the charts. */
+class TrendsBenchmarkTest {
+  @TempDir Path temp;
+
+  @Test
+  void allEnginesProduceTheSameResultsOnBothStreams() {
+    for (TrendStreams.Kind stream : TrendStreams.Kind.values()) {
+      List<TrendsBenchmark.Result> results =
+          TrendsBenchmark.compare(stream, 400, 6, List.of(Engines.values()), 2, 60);
+      assertThat(results.size(), equalTo(3));
+      for (TrendsBenchmark.Result r : results) {
+        assertThat(r.finished(), equalTo(true));
+        assertThat(r.events(), equalTo(800L));
+        assertThat(
+            r.engine() + " on " + stream, r.resultDigest(), equalTo(results.get(2).resultDigest()));
+      }
+      assertThat("some results", results.get(0).resultDigest(), not(equalTo(0L)));
+    }
+  }
+
+  @Test
+  void workloadsParseAndShareTheBurstyType() {
+    for (TrendStreams.Kind stream : TrendStreams.Kind.values()) {
+      Workload w = Workload.parse(TrendStreams.workload(stream, 1, 10, 60_000));
+      assertThat(w.queries().size(), equalTo(10));
+      assertThat(w.queries().get(0).pattern().kleeneTypes().size(), equalTo(1));
+    }
+  }
+
+  @Test
+  void theCommandPrintsRatiosAndWritesCharts() throws Exception {
+    int code =
+        EventideCli.execute(
+            "bench",
+            "trends",
+            "--streams=stocks",
+            "--events-per-window=200",
+            "--queries=3",
+            "--fixed-events=200",
+            "--chart-dir=" + temp);
+    assertThat(code, equalTo(0));
+    assertThat(Files.size(temp.resolve("trends-stocks-events.png")), greaterThan(1000L));
+    assertThat(Files.size(temp.resolve("trends-stocks-queries.png")), greaterThan(1000L));
+  }
+
+  @Test
+  void badSettingsAreUsageErrors() {
+    assertThat(EventideCli.execute("bench", "trends", "--streams=bonds"), equalTo(2));
+    assertThat(EventideCli.execute("bench", "trends", "--windows=0"), equalTo(2));
+    assertThat(EventideCli.execute("bench", "trends", "--queries=0"), equalTo(2));
+  }
+}

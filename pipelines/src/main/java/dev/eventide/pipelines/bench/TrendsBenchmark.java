@@ -90,9 +90,10 @@ public final class TrendsBenchmark {
   }
 
   /**
-   * Runs every engine on one setting. Each engine first runs on the same input, repeatedly for at
-   * least two seconds (capped at a quarter of the budget per run), so that the measured run finds
-   * its code compiled by the JIT.
+   * Runs every engine on one setting. Each engine first runs on the same input for at least two
+   * seconds (each run capped at a quarter of the budget), so that its code is compiled by the JIT;
+   * then it is measured up to three times within the budget and the fastest run counts (the
+   * machines are shared and noisy: the fastest run is the one least disturbed).
    */
   public static List<Result> compare(
       TrendStreams.Kind stream,
@@ -100,19 +101,32 @@ public final class TrendsBenchmark {
       int queries,
       List<Engines> engines,
       int windows,
+      double warmupSeconds,
       double budgetSeconds) {
     long windowMillis = 60_000;
     Workload workload = Workload.parse(TrendStreams.workload(stream, 42, queries, windowMillis));
     List<Event> events = TrendStreams.events(stream, 42, eventsPerWindow, windows, windowMillis);
     List<Result> results = new ArrayList<>();
     for (Engines engine : engines) {
-      long warmUntil = System.nanoTime() + 2_000_000_000L;
+      long warmUntil = System.nanoTime() + (long) (warmupSeconds * 1e9);
       do {
         run(stream, eventsPerWindow, queries, engine, workload, events, windows, budgetSeconds / 4);
       } while (System.nanoTime() < warmUntil);
-      System.gc(); // start the measured run without the warm-up's garbage
-      results.add(
-          run(stream, eventsPerWindow, queries, engine, workload, events, windows, budgetSeconds));
+      Result best = null;
+      double spent = 0;
+      for (int attempt = 0; attempt < 3 && spent < budgetSeconds; attempt++) {
+        System.gc(); // start each measured run without the previous run's garbage
+        Result r =
+            run(stream, eventsPerWindow, queries, engine, workload, events, windows, budgetSeconds);
+        spent += r.seconds();
+        if (best == null || (r.finished() && r.seconds() < best.seconds())) {
+          best = r;
+        }
+        if (!r.finished()) {
+          break;
+        }
+      }
+      results.add(best);
     }
     return results;
   }

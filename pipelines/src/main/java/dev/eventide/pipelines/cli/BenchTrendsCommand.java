@@ -84,6 +84,13 @@ final class BenchTrendsCommand implements Callable<Integer> {
   double budget;
 
   @Option(
+      names = "--warmup",
+      defaultValue = "2",
+      paramLabel = "SECONDS",
+      description = "How long each engine runs before it is measured (default: ${DEFAULT-VALUE}).")
+  double warmup;
+
+  @Option(
       names = "--chart-dir",
       paramLabel = "DIR",
       defaultValue = "eventide-output/bench",
@@ -110,7 +117,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
             fixedQueries);
         err.flush();
         List<TrendsBenchmark.Result> results =
-            TrendsBenchmark.compare(stream, n, fixedQueries, engines, windows, budget);
+            TrendsBenchmark.compare(stream, n, fixedQueries, engines, windows, warmup, budget);
         agreed &= print(out, results);
         results.forEach(r -> byEvents.addValue(r.eventsPerSecond(), r.engine().cliName(), "" + n));
       }
@@ -120,7 +127,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
             Locale.ROOT, "bench: %s, %d events per window, %d queries ...%n", name, fixedEvents, k);
         err.flush();
         List<TrendsBenchmark.Result> results =
-            TrendsBenchmark.compare(stream, fixedEvents, k, engines, windows, budget);
+            TrendsBenchmark.compare(stream, fixedEvents, k, engines, windows, warmup, budget);
         agreed &= print(out, results);
         results.forEach(r -> byQueries.addValue(r.eventsPerSecond(), r.engine().cliName(), "" + k));
       }
@@ -148,9 +155,10 @@ final class BenchTrendsCommand implements Callable<Integer> {
   }
 
   private void validate() {
-    if (windows < 1 || budget <= 0 || fixedQueries < 1 || fixedEvents < 1) {
+    if (windows < 1 || budget <= 0 || warmup < 0 || fixedQueries < 1 || fixedEvents < 1) {
       throw new EventideCli.UsageException(
-          "--windows, --budget, --fixed-queries and --fixed-events must be positive");
+          "--windows, --budget, --fixed-queries and --fixed-events must be positive, --warmup"
+              + " not negative");
     }
     if (eventsPerWindow.stream().anyMatch(n -> n < 1) || queries.stream().anyMatch(k -> k < 1)) {
       throw new EventideCli.UsageException(

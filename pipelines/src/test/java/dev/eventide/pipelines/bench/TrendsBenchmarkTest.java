@@ -22,7 +22,7 @@ class TrendsBenchmarkTest {
   void allEnginesProduceTheSameResultsOnBothStreams() {
     for (TrendStreams.Kind stream : TrendStreams.Kind.values()) {
       List<TrendsBenchmark.Result> results =
-          TrendsBenchmark.compare(stream, 400, 6, List.of(Engines.values()), 2, 60);
+          TrendsBenchmark.compare(stream, 400, 6, List.of(Engines.values()), 2, 0, 60);
       assertThat(results.size(), equalTo(3));
       for (TrendsBenchmark.Result r : results) {
         assertThat(r.finished(), equalTo(true));
@@ -53,6 +53,7 @@ class TrendsBenchmarkTest {
             "--events-per-window=200",
             "--queries=3",
             "--fixed-events=200",
+            "--warmup=0",
             "--chart-dir=" + temp);
     assertThat(code, equalTo(0));
     assertThat(Files.size(temp.resolve("trends-stocks-events.png")), greaterThan(1000L));

@@ -102,7 +102,6 @@ public final class HamletEngine extends WindowedEngine {
     private final String type;
     private final Sharing sharing;
     private final Counters counters;
-    private final int predecessorTypes;
 
     /** Distinct attributes of E that members sum (SUM or AVG of E.a). */
     private final List<String> summedAttributes;
@@ -112,8 +111,6 @@ public final class HamletEngine extends WindowedEngine {
       this.type = group.type();
       this.sharing = sharing;
       this.counters = counters;
-      this.predecessorTypes =
-          members.stream().mapToInt(q -> SharingAnalysis.predecessorTypes(q, type)).max().orElse(1);
       Set<String> attributes = new java.util.LinkedHashSet<>();
       for (CompiledQuery q : members) {
         if (q.isAggregated(type) && q.query.aggregation().attribute() != null) {

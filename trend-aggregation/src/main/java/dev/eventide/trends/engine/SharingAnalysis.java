@@ -10,9 +10,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Finds which queries may share which Kleene sub-pattern (HAMLET Definitions 4 and 5), on the
- * merged query template: the transitions of every query's automaton labelled by the queries they
- * belong to.
+ * Finds which queries may share which Kleene sub-pattern (HAMLET Definitions 4 and 5): {@code E+}
+ * is shareable by the queries labelling the transition from E to E of the {@link MergedTemplate}.
  *
  * <p>A query q can share {@code E+} when E labels exactly one state of q's automaton and that state
  * loops on itself (the paper's assumption that a Kleene plus over E appears once), E is not negated
@@ -32,10 +31,12 @@ public final class SharingAnalysis {
   private record Key(String type, long within, long slide, List<String> partition) {}
 
   static List<ShareGroup> shareGroups(List<CompiledQuery> queries) {
+    MergedTemplate template = MergedTemplate.of(queries);
     Map<Key, List<CompiledQuery>> candidates = new LinkedHashMap<>();
-    for (CompiledQuery q : queries) {
-      for (String type : q.query.pattern().kleeneTypes()) {
-        if (canShare(q, type)) {
+    for (var shareable : template.shareableKleene().entrySet()) {
+      String type = shareable.getKey();
+      for (CompiledQuery q : queries) {
+        if (shareable.getValue().contains(q.query.name()) && canShare(q, type)) {
           Key key =
               new Key(
                   type,
@@ -76,17 +77,5 @@ public final class SharingAnalysis {
         && !q.hasAdjacentPredicates(type)
         && kind != Aggregation.Kind.MIN
         && kind != Aggregation.Kind.MAX;
-  }
-
-  /** The number of event types whose events may precede an E event in q's trends, |pt(E, q)|. */
-  static int predecessorTypes(CompiledQuery q, String type) {
-    int target = Long.numberOfTrailingZeros(q.statesOf(type));
-    Set<String> types = new HashSet<>();
-    for (int s = 0; s < q.automaton.size(); s++) {
-      if (q.automaton.edges(s).containsKey(target)) {
-        types.add(q.automaton.label(s));
-      }
-    }
-    return types.size();
   }
 }

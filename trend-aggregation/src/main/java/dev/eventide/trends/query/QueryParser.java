@@ -20,6 +20,9 @@ final class QueryParser {
           "QUERY", "RETURN", "PATTERN", "WHERE", "GROUPBY", "WITHIN", "SLIDE", "SEQ", "OR", "AND",
           "NOT", "NEXT", "COUNT", "SUM", "AVG", "MIN", "MAX");
 
+  /** Each event is evaluated once per window containing it. */
+  static final int MAX_OVERLAPPING_WINDOWS = 1000;
+
   private final List<Token> tokens;
   private int position;
 
@@ -97,6 +100,19 @@ final class QueryParser {
       if (slide > within) {
         throw error(
             t, "SLIDE (" + slide + " ms) must not be larger than WITHIN (" + within + " ms)");
+      }
+      if ((within + slide - 1) / slide > MAX_OVERLAPPING_WINDOWS) {
+        throw error(
+            t,
+            "WITHIN ("
+                + within
+                + " ms) spans "
+                + (within + slide - 1) / slide
+                + " windows of SLIDE ("
+                + slide
+                + " ms); every window is evaluated on its own, so at most "
+                + MAX_OVERLAPPING_WINDOWS
+                + " may overlap");
       }
     }
 

@@ -89,6 +89,9 @@ class WorkloadParseTest {
             + " compare consecutive events of one Kleene run",
         "SLIDE larger than WITHIN | QUERY q RETURN COUNT(*) PATTERN A WITHIN 1 s SLIDE 2 s"
             + " | 1:52 | SLIDE (2000 ms) must not be larger than WITHIN (1000 ms)",
+        "too many overlapping windows | QUERY q RETURN COUNT(*) PATTERN A WITHIN 1 h SLIDE 1 s"
+            + " | 1:52 | WITHIN (3600000 ms) spans 3600 windows of SLIDE (1000 ms); every window is"
+            + " evaluated on its own, so at most 1000 may overlap",
         "zero window | QUERY q RETURN COUNT(*) PATTERN A WITHIN 0 s"
             + " | 1:42 | a window length must be positive, but was 0",
         "unknown unit | QUERY q RETURN COUNT(*) PATTERN A WITHIN 3 weeks"

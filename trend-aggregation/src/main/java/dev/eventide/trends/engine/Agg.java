@@ -48,12 +48,6 @@ final class Agg {
     }
   }
 
-  Agg copy() {
-    Agg c = new Agg();
-    c.add(this);
-    return c;
-  }
-
   @Override
   public String toString() {
     return "count=" + count + " events=" + events + " sum=" + sum + " min=" + min + " max=" + max;

@@ -1,7 +1,6 @@
 package dev.eventide.trends.engine;
 
 import dev.eventide.trends.Event;
-import dev.eventide.trends.query.Aggregation;
 import dev.eventide.trends.query.Predicate;
 import dev.eventide.trends.query.Query;
 import java.math.BigDecimal;
@@ -129,10 +128,6 @@ final class CompiledQuery {
   BigDecimal aggregatedValue(Event e) {
     String attribute = query.aggregation().attribute();
     return attribute == null ? null : (BigDecimal) e.attribute(attribute);
-  }
-
-  boolean aggregatesTrendsOnly() {
-    return query.aggregation().kind() == Aggregation.Kind.COUNT_TRENDS;
   }
 
   /** Extends the incoming aggregates of a node by its own event. */

@@ -1,6 +1,5 @@
 package dev.eventide.trends.query;
 
-import dev.eventide.trends.Event;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -50,25 +49,5 @@ public record Query(
         .filter(p -> p instanceof Predicate.OnAdjacent && p.type().equals(type))
         .map(p -> (Predicate.OnAdjacent) p)
         .toList();
-  }
-
-  /** Whether the event satisfies every {@code E.a op const} predicate of its type. */
-  public boolean accepts(Event e) {
-    for (Predicate.OnEvent p : eventPredicates(e.type())) {
-      if (!p.op().test(e.attribute(p.attribute()), p.constant())) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** Whether two consecutive events of a Kleene run satisfy every adjacent-event predicate. */
-  public boolean acceptsAdjacent(Event earlier, Event later) {
-    for (Predicate.OnAdjacent p : adjacentPredicates(later.type())) {
-      if (!p.op().test(earlier.attribute(p.attribute()), later.attribute(p.nextAttribute()))) {
-        return false;
-      }
-    }
-    return true;
   }
 }

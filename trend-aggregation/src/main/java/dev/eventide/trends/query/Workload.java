@@ -1,7 +1,6 @@
 package dev.eventide.trends.query;
 
 import java.util.List;
-import java.util.Optional;
 
 /** The queries of one query file, in the order they appear. */
 public record Workload(List<Query> queries) {
@@ -17,9 +16,5 @@ public record Workload(List<Query> queries) {
    */
   public static Workload parse(String text) {
     return new Workload(QueryParser.parse(text));
-  }
-
-  public Optional<Query> query(String name) {
-    return queries.stream().filter(q -> q.name().equals(name)).findFirst();
   }
 }

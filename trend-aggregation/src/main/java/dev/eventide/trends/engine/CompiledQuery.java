@@ -27,6 +27,7 @@ final class CompiledQuery {
   private final Map<String, Long> negatedBits = new HashMap<>();
   private final int[][] targets;
   private final List<Constraint>[][] alternatives;
+  private final long statesWithPredecessors;
 
   CompiledQuery(Query query, int index) {
     this.query = query;
@@ -57,10 +58,45 @@ final class CompiledQuery {
       targets[s] = out.keySet().stream().mapToInt(Integer::intValue).sorted().toArray();
       alternatives[s] = new List[targets[s].length];
       for (int k = 0; k < targets[s].length; k++) {
-        alternatives[s][k] = out.get(targets[s][k]);
+        alternatives[s][k] = withoutVacuousRuns(out.get(targets[s][k]), targets[s][k]);
       }
     }
     this.alternatives = alternatives;
+    long entered = 0;
+    for (int[] to : targets) {
+      for (int t : to) {
+        entered |= 1L << t;
+      }
+    }
+    this.statesWithPredecessors = entered;
+  }
+
+  /** The states some transition enters: an event in no such state has no predecessor. */
+  long statesWithPredecessors() {
+    return statesWithPredecessors;
+  }
+
+  /**
+   * A Kleene run's adjacency requirement holds trivially when the query has no {@code NEXT}
+   * predicate on the type: dropping it lets such edges count as unconstrained.
+   */
+  private List<Constraint> withoutVacuousRuns(List<Constraint> alternatives, int target) {
+    if (hasAdjacentPredicates(automaton.label(target))) {
+      return alternatives;
+    }
+    return Constraint.simplify(
+        alternatives.stream().map(c -> new Constraint(c.notMask(), false)).toList());
+  }
+
+  /** Whether the transition exists and always holds. */
+  boolean unconstrained(int from, int to) {
+    int k = java.util.Arrays.binarySearch(targets[from], to);
+    return k >= 0 && alternatives[from][k].contains(Constraint.NONE);
+  }
+
+  /** Whether the transition exists. */
+  boolean hasEdge(int from, int to) {
+    return java.util.Arrays.binarySearch(targets[from], to) >= 0;
   }
 
   /** The states reachable in one transition from the state, in increasing order. */

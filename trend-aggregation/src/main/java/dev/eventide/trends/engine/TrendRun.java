@@ -79,8 +79,10 @@ final class TrendRun {
       incoming[0].count = java.math.BigInteger.ONE;
       distinct = 1;
     }
-    edgesVisited += earlier;
-    for (int i = 0; i < earlier; i++) {
+    // pe(e, q) is empty for an event of a start-only type: no predecessor to visit.
+    int predecessors = (candidates & query.statesWithPredecessors()) == 0 ? 0 : earlier;
+    edgesVisited += predecessors;
+    for (int i = 0; i < predecessors; i++) {
       Node p = nodes.get(i);
       long next = successors(p, e, candidates);
       if (next == 0) {
@@ -114,15 +116,12 @@ final class TrendRun {
     }
     boolean constrained = false;
     for (long s = node.states(); s != 0; s &= s - 1) {
-      List<Constraint> into = query.automaton.edges(Long.numberOfTrailingZeros(s)).get(sharedState);
-      if (into == null) {
-        continue;
-      }
-      if (into.contains(Constraint.NONE)) {
+      int from = Long.numberOfTrailingZeros(s);
+      if (query.unconstrained(from, sharedState)) {
         freeIntoShared.add(node.value());
         return;
       }
-      constrained = true;
+      constrained |= query.hasEdge(from, sharedState);
     }
     if (constrained) {
       constrainedIntoShared.add(node);

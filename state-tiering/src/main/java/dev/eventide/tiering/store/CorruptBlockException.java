@@ -1,0 +1,12 @@
+package dev.eventide.tiering.store;
+
+import java.io.IOException;
+
+/** A block whose bytes do not match its checksum or its name: it was damaged in the store. */
+public final class CorruptBlockException extends IOException {
+  private static final long serialVersionUID = 1L;
+
+  CorruptBlockException(String store, BlockName name, String problem) {
+    super("block " + name + " in " + store + " is corrupt: " + problem);
+  }
+}

@@ -1,0 +1,120 @@
+package dev.eventide.tiering.store;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Blocks as files under a root directory, {@code <root>/<owner hash>/<content hash>.blk}: the
+ * default store, {@code file:///dir} in a URI. A block is written to a temporary file, forced to
+ * disk and moved into place atomically (then the directory is forced too), so a reader never sees
+ * half a block and a crash leaves at most a temporary file behind.
+ */
+public final class LocalFileBlockStore implements BlockStore {
+  private static final String TEMPORARY = ".tmp-";
+
+  private final Path root;
+
+  public LocalFileBlockStore(Path root) throws IOException {
+    this.root = root.toAbsolutePath().normalize();
+    Files.createDirectories(this.root);
+  }
+
+  @Override
+  public BlockName write(String owner, byte[] contents) throws IOException {
+    BlockName name = BlockName.of(owner, contents);
+    Path target = root.resolve(name.path());
+    if (Files.exists(target)) {
+      return name;
+    }
+    Path directory = target.getParent();
+    Path temporary = directory.resolve(TEMPORARY + UUID.randomUUID());
+    try {
+      Files.createDirectories(directory);
+      try (FileChannel out =
+          FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        ByteBuffer bytes = ByteBuffer.wrap(BlockFormat.encode(contents));
+        while (bytes.hasRemaining()) {
+          out.write(bytes);
+        }
+        out.force(true);
+      }
+      try {
+        Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE);
+      } catch (FileAlreadyExistsException e) {
+        // Another writer stored the same block first: same name, same contents.
+      }
+      forceDirectory(directory);
+      return name;
+    } catch (IOException e) {
+      throw new IOException(
+          "could not write block " + name + " to " + uri() + ": " + describe(e), e);
+    } finally {
+      Files.deleteIfExists(temporary);
+    }
+  }
+
+  @Override
+  public byte[] read(BlockName name) throws IOException {
+    try {
+      return BlockFormat.decode(uri(), name, Files.readAllBytes(root.resolve(name.path())));
+    } catch (NoSuchFileException e) {
+      throw new NoSuchBlockException(uri(), name);
+    }
+  }
+
+  @Override
+  public void delete(BlockName name) throws IOException {
+    Files.deleteIfExists(root.resolve(name.path()));
+  }
+
+  @Override
+  public List<BlockName> list(String owner) throws IOException {
+    Path directory = root.resolve(BlockName.ownerHash(owner));
+    List<BlockName> names = new ArrayList<>();
+    if (!Files.isDirectory(directory)) {
+      return names;
+    }
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*.blk")) {
+      for (Path file : files) {
+        names.add(BlockName.parse(directory.getFileName() + "/" + file.getFileName()));
+      }
+    }
+    return names;
+  }
+
+  @Override
+  public String uri() {
+    return root.toUri().toString();
+  }
+
+  /** Where a block lives on disk (tests damage files there). */
+  Path pathOf(BlockName name) {
+    return root.resolve(name.path());
+  }
+
+  private static void forceDirectory(Path directory) throws IOException {
+    try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
+      dir.force(true);
+    } catch (IOException | UnsupportedOperationException e) {
+      // Some file systems cannot open directories; the move itself was atomic.
+    }
+  }
+
+  private static String describe(IOException e) {
+    String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    return message.contains("No space left")
+        ? message + " (the disk is full: free space or use another store)"
+        : message;
+  }
+}

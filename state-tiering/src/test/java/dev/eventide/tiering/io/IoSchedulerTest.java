@@ -1,0 +1,116 @@
+package dev.eventide.tiering.io;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.eventide.tiering.io.IoScheduler.Priority;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class IoSchedulerTest {
+  private final IoScheduler scheduler = new IoScheduler(2);
+
+  @AfterEach
+  void close() throws Exception {
+    scheduler.close();
+  }
+
+  @Test
+  void runsPrestagesBeforeLateAppendsBeforeDestagesInSubmissionOrderWithinEach() throws Exception {
+    CountDownLatch busy = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    scheduler.io(
+        Priority.DESTAGE,
+        () -> {
+          busy.countDown();
+          return release.await(10, TimeUnit.SECONDS);
+        });
+    busy.await();
+    List<String> order = Collections.synchronizedList(new ArrayList<>());
+    List<CompletableFuture<?>> all = new ArrayList<>();
+    String[] submitted = {"D1", "L1", "P1", "D2", "P2", "L2"};
+    for (String name : submitted) {
+      Priority p =
+          switch (name.charAt(0)) {
+            case 'P' -> Priority.PRESTAGE;
+            case 'L' -> Priority.LATE_APPEND;
+            default -> Priority.DESTAGE;
+          };
+      all.add(scheduler.io(p, () -> order.add(name)));
+    }
+    assertEquals(7, scheduler.pendingIo());
+    release.countDown();
+    CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+    assertEquals(List.of("P1", "P2", "L1", "L2", "D1", "D2"), order);
+  }
+
+  @Test
+  void aFailedTaskFailsItsFutureWithTheCause() {
+    CompletableFuture<Object> f =
+        scheduler.io(
+            Priority.DESTAGE,
+            () -> {
+              throw new IOException("disk full");
+            });
+    ExecutionException e =
+        assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+    assertEquals("disk full", e.getCause().getMessage());
+  }
+
+  @Test
+  void codecWorkRunsOffTheIoThread() throws Exception {
+    CountDownLatch both = new CountDownLatch(2);
+    CompletableFuture<String> a =
+        scheduler.codec(
+            () -> {
+              both.countDown();
+              assertTrue(both.await(10, TimeUnit.SECONDS), "the two codec tasks run at once");
+              return Thread.currentThread().getName();
+            });
+    CompletableFuture<String> b =
+        scheduler.codec(
+            () -> {
+              both.countDown();
+              assertTrue(both.await(10, TimeUnit.SECONDS));
+              return Thread.currentThread().getName();
+            });
+    assertTrue(a.get(10, TimeUnit.SECONDS).startsWith("eventide-codec-"));
+    assertTrue(b.get(10, TimeUnit.SECONDS).startsWith("eventide-codec-"));
+    assertEquals(
+        "eventide-io",
+        scheduler.io(Priority.PRESTAGE, () -> Thread.currentThread().getName()).get());
+  }
+
+  @Test
+  void closeRunsWhatWasQueuedAndRejectsMore() throws Exception {
+    List<CompletableFuture<Integer>> queued = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      int n = i;
+      queued.add(scheduler.io(Priority.DESTAGE, () -> n));
+    }
+    scheduler.close();
+    for (int i = 0; i < 100; i++) {
+      assertEquals(i, queued.get(i).getNow(-1));
+    }
+    RejectedExecutionException e =
+        assertThrows(
+            RejectedExecutionException.class, () -> scheduler.io(Priority.PRESTAGE, () -> 1));
+    assertEquals("the I/O scheduler is closed", e.getMessage());
+  }
+
+  @Test
+  void oneSchedulerPerJvm() {
+    assertSame(IoScheduler.shared(), IoScheduler.shared());
+  }
+}

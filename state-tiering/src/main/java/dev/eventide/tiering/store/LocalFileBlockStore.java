@@ -113,7 +113,8 @@ public final class LocalFileBlockStore implements BlockStore {
 
   private static String describe(IOException e) {
     String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    return message.contains("No space left")
+    String lower = message.toLowerCase(java.util.Locale.ROOT);
+    return lower.contains("no space left") || lower.contains("disk space")
         ? message + " (the disk is full: free space or use another store)"
         : message;
   }

@@ -1,0 +1,87 @@
+package dev.eventide.tiering.store;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A store that fails a share of its operations and delays others, seeded, and counts what it did
+ * (model: Flink CEP's counting {@code TestSharedBuffer}). A failed write may or may not have stored
+ * the block, as on a real device: the fault hits before or after the write at random.
+ */
+public final class FaultyBlockStore implements BlockStore {
+  private final BlockStore delegate;
+  private final Random random;
+  private final double failureRate;
+  private final int maxDelayMillis;
+  public final AtomicInteger failures = new AtomicInteger();
+  public final AtomicInteger operations = new AtomicInteger();
+
+  public FaultyBlockStore(BlockStore delegate, long seed, double failureRate, int maxDelayMillis) {
+    this.delegate = delegate;
+    this.random = new Random(seed);
+    this.failureRate = failureRate;
+    this.maxDelayMillis = maxDelayMillis;
+  }
+
+  private synchronized boolean fail() {
+    operations.incrementAndGet();
+    if (maxDelayMillis > 0) {
+      try {
+        Thread.sleep(random.nextInt(maxDelayMillis + 1));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (random.nextDouble() < failureRate) {
+      failures.incrementAndGet();
+      return true;
+    }
+    return false;
+  }
+
+  private synchronized boolean coin() {
+    return random.nextBoolean();
+  }
+
+  @Override
+  public BlockName write(String owner, byte[] contents) throws IOException {
+    if (fail()) {
+      if (coin()) {
+        delegate.write(owner, contents); // stored, but the caller never hears of it
+      }
+      throw new IOException("injected write failure");
+    }
+    return delegate.write(owner, contents);
+  }
+
+  @Override
+  public byte[] read(BlockName name) throws IOException {
+    if (fail()) {
+      throw new IOException("injected read failure of " + name);
+    }
+    return delegate.read(name);
+  }
+
+  @Override
+  public void delete(BlockName name) throws IOException {
+    if (fail()) {
+      throw new IOException("injected delete failure of " + name);
+    }
+    delegate.delete(name);
+  }
+
+  @Override
+  public List<BlockName> list(String owner) throws IOException {
+    if (fail()) {
+      throw new IOException("injected list failure");
+    }
+    return delegate.list(owner);
+  }
+
+  @Override
+  public String uri() {
+    return "faulty:" + delegate.uri();
+  }
+}

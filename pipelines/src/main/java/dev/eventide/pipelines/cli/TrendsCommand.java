@@ -118,7 +118,9 @@ final class TrendsCommand implements Callable<Integer> {
       throw new EventideCli.UsageException("no query file " + queries);
     }
     try {
-      return Workload.parse(text);
+      Workload workload = Workload.parse(text);
+      Engines.check(workload);
+      return workload;
     } catch (QueryException e) {
       throw new EventideCli.UsageException(
           queries + ":" + e.line() + ":" + e.column() + ": " + problemOf(e));

@@ -85,6 +85,18 @@ class TrendsCommandTest {
   }
 
   @Test
+  void aPatternTooLargeToEvaluateIsAUsageError() throws IOException {
+    String eight = "SEQ(A+, A+, A+, A+, A+, A+, A+, A+)";
+    Files.writeString(
+        queries,
+        "QUERY big RETURN COUNT(*) PATTERN AND(" + eight + ", " + eight + ") WITHIN 1 s\n");
+    Outcome o = run("trends", "--queries=" + queries, "--events=" + events);
+    assertThat(o.exitCode(), equalTo(2));
+    assertThat(o.err(), containsString("query big: pattern AND("));
+    assertThat(o.err(), containsString("needs 64 automaton states; at most 63 are supported"));
+  }
+
+  @Test
   void aBadEventLineStopsWithItsNumberUnlessDeadLettered() throws IOException {
     Files.writeString(
         events, Files.readString(events) + "{\"type\":\"Travel\",\"time\":5,\"district\":3}\n");

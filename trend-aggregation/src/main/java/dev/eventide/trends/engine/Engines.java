@@ -26,6 +26,16 @@ public enum Engines {
     };
   }
 
+  /**
+   * Checks that every query of the workload can be evaluated (its automaton fits), before any event
+   * is read.
+   *
+   * @throws IllegalArgumentException naming the query and what is too large
+   */
+  public static void check(Workload workload) {
+    CompiledQuery.compile(workload.queries());
+  }
+
   /** Runs the engine over events in time order and returns all results in order. */
   public List<TrendResult> evaluate(Workload workload, Iterable<Event> events) {
     List<TrendResult> results = new ArrayList<>();

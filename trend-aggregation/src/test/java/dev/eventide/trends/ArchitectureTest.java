@@ -2,10 +2,14 @@ package dev.eventide.trends;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import dev.eventide.trends.query.fixtures.QueryReachingIntoEngines;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,24 +33,36 @@ class ArchitectureTest {
         .check(MAIN);
   }
 
+  private static final ArchRule LAYERS =
+      layeredArchitecture()
+          .consideringOnlyDependenciesInLayers()
+          .layer("model")
+          .definedBy("dev.eventide.trends")
+          .layer("query")
+          .definedBy("dev.eventide.trends.query..")
+          .layer("engine")
+          .definedBy("dev.eventide.trends.engine..")
+          .layer("io")
+          .definedBy("dev.eventide.trends.io..")
+          .whereLayer("io")
+          .mayNotBeAccessedByAnyLayer()
+          .whereLayer("engine")
+          .mayOnlyBeAccessedByLayers("io")
+          .whereLayer("query")
+          .mayOnlyBeAccessedByLayers("engine", "io");
+
   @Test
   void queriesAreBelowEnginesAndFileFormatsOnTop() {
-    layeredArchitecture()
-        .consideringOnlyDependenciesInLayers()
-        .layer("model")
-        .definedBy("dev.eventide.trends")
-        .layer("query")
-        .definedBy("dev.eventide.trends.query..")
-        .layer("engine")
-        .definedBy("dev.eventide.trends.engine..")
-        .layer("io")
-        .definedBy("dev.eventide.trends.io..")
-        .whereLayer("io")
-        .mayNotBeAccessedByAnyLayer()
-        .whereLayer("engine")
-        .mayOnlyBeAccessedByLayers("io")
-        .whereLayer("query")
-        .mayOnlyBeAccessedByLayers("engine", "io")
-        .check(MAIN);
+    LAYERS.check(MAIN);
+  }
+
+  @Test
+  void theLayerRuleRejectsAQueryClassThatUsesAnEngine() {
+    JavaClasses withRogue =
+        new ClassFileImporter()
+            .importClasses(
+                QueryReachingIntoEngines.class, dev.eventide.trends.engine.Engines.class);
+    AssertionError e = assertThrows(AssertionError.class, () -> LAYERS.check(withRogue));
+    assertTrue(e.getMessage().contains("QueryReachingIntoEngines"), e.getMessage());
   }
 }

@@ -1,5 +1,6 @@
 package dev.eventide.tiering.store;
 
+import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.contrib.nio.testing.LocalStorageHelper;
@@ -20,7 +21,11 @@ class GcsBlockStoreTest extends BlockStoreContractTest {
 
   @Override
   protected void damage(BlockName name) {
-    var id = ((GcsBlockStore) store).blobId(name);
+    damage(storage, ((GcsBlockStore) store).blobId(name));
+  }
+
+  /** Flips the last byte of an object. */
+  static void damage(Storage storage, BlobId id) {
     byte[] bytes = storage.readAllBytes(id);
     bytes[bytes.length - 1] ^= 1;
     storage.create(BlobInfo.newBuilder(id).build(), bytes);

@@ -29,6 +29,9 @@ import picocli.CommandLine.Option;
           + " stopped GRETA ('>') a lower bound."
     })
 final class BenchTrendsCommand implements Callable<Integer> {
+  private static final List<Engines> ENGINES =
+      List.of(Engines.HAMLET, Engines.HAMLET_STATIC, Engines.GRETA);
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Option(
@@ -102,56 +105,70 @@ final class BenchTrendsCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     validate();
-    List<Engines> engines = List.of(Engines.HAMLET, Engines.HAMLET_STATIC, Engines.GRETA);
     printHeader(out);
     boolean agreed = true;
     for (String name : streams) {
       TrendStreams.Kind stream = TrendStreams.Kind.valueOf(name.toUpperCase(Locale.ROOT));
-      DefaultCategoryDataset byEvents = new DefaultCategoryDataset();
-      for (int n : eventsPerWindow) {
-        err.printf(
-            Locale.ROOT,
-            "bench: %s, %d events per window, %d queries ...%n",
-            name,
-            n,
-            fixedQueries);
-        err.flush();
-        List<TrendsBenchmark.Result> results =
-            TrendsBenchmark.compare(stream, n, fixedQueries, engines, windows, warmup, budget);
-        agreed &= print(out, results);
-        results.forEach(r -> byEvents.addValue(r.eventsPerSecond(), r.engine().cliName(), "" + n));
-      }
-      DefaultCategoryDataset byQueries = new DefaultCategoryDataset();
-      for (int k : queries) {
-        err.printf(
-            Locale.ROOT, "bench: %s, %d events per window, %d queries ...%n", name, fixedEvents, k);
-        err.flush();
-        List<TrendsBenchmark.Result> results =
-            TrendsBenchmark.compare(stream, fixedEvents, k, engines, windows, warmup, budget);
-        agreed &= print(out, results);
-        results.forEach(r -> byQueries.addValue(r.eventsPerSecond(), r.engine().cliName(), "" + k));
-      }
-      Path eventsChart = chartDir.resolve("trends-" + name + "-events.png");
-      Charts.logBars(
-          eventsChart,
-          "Trend aggregation, " + name + ", " + fixedQueries + " queries: events/s",
-          "events per window",
-          "events/s (log scale)",
-          byEvents);
-      Path queriesChart = chartDir.resolve("trends-" + name + "-queries.png");
-      Charts.logBars(
-          queriesChart,
-          "Trend aggregation, " + name + ", " + fixedEvents + " events per window: events/s",
-          "queries",
-          "events/s (log scale)",
-          byQueries);
-      err.printf(Locale.ROOT, "bench: charts %s, %s%n", eventsChart, queriesChart);
+      agreed &=
+          sweep(
+              out,
+              err,
+              stream,
+              eventsPerWindow,
+              true,
+              chartDir.resolve("trends-" + name + "-events.png"),
+              "Trend aggregation, " + name + ", " + fixedQueries + " queries: events/s");
+      agreed &=
+          sweep(
+              out,
+              err,
+              stream,
+              queries,
+              false,
+              chartDir.resolve("trends-" + name + "-queries.png"),
+              "Trend aggregation, " + name + ", " + fixedEvents + " events per window: events/s");
     }
     if (!agreed) {
       err.println("bench: engines disagreed on some finished run (see 'digest')");
       return EventideCli.EXIT_FAILED;
     }
     return 0;
+  }
+
+  /**
+   * Runs one sweep — events per window (at --fixed-queries) or queries (at --fixed-events) — prints
+   * each setting, charts events/s; returns whether all engines agreed.
+   */
+  private boolean sweep(
+      PrintWriter out,
+      PrintWriter err,
+      TrendStreams.Kind stream,
+      List<Integer> points,
+      boolean varyEvents,
+      Path chart,
+      String title)
+      throws java.io.IOException {
+    DefaultCategoryDataset data = new DefaultCategoryDataset();
+    boolean agreed = true;
+    for (int point : points) {
+      int n = varyEvents ? point : fixedEvents;
+      int k = varyEvents ? fixedQueries : point;
+      err.printf(
+          Locale.ROOT,
+          "bench: %s, %d events per window, %d queries ...%n",
+          stream.name().toLowerCase(Locale.ROOT),
+          n,
+          k);
+      err.flush();
+      List<TrendsBenchmark.Result> results =
+          TrendsBenchmark.compare(stream, n, k, ENGINES, windows, warmup, budget);
+      agreed &= print(out, results);
+      results.forEach(r -> data.addValue(r.eventsPerSecond(), r.engine().cliName(), "" + point));
+    }
+    Charts.logBars(
+        chart, title, varyEvents ? "events per window" : "queries", "events/s (log scale)", data);
+    err.printf(Locale.ROOT, "bench: chart %s%n", chart);
+    return agreed;
   }
 
   private void validate() {

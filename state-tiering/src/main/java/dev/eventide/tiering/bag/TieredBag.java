@@ -79,13 +79,28 @@ public final class TieredBag<T> {
 
   /** Writes the memory bucket out as one block and empties it (nothing to do if it is empty). */
   public void destage() throws IOException {
+    destage(0);
+  }
+
+  /**
+   * Writes the memory bucket out as one block, keeping its first {@code keep} elements in memory
+   * (Aion's bootstrap fraction: a late firing can start on them while the blocks stream in).
+   */
+  public void destage(long keep) throws IOException {
     List<T> elements = new ArrayList<>();
     state.memory().forEach(elements::add);
-    if (elements.isEmpty()) {
+    if (elements.size() <= keep) {
       return;
     }
-    appendBlock(elements);
+    int kept = (int) Math.max(0, keep);
+    appendBlock(elements.subList(kept, elements.size()));
     state.clearMemory();
+    long bytes = 0;
+    for (T element : elements.subList(0, kept)) {
+      state.addToMemory(element);
+      bytes += CoderUtils.encodeToByteArray(coder, element).length;
+    }
+    state.setMemorySize(kept, bytes);
   }
 
   private void appendBlock(List<T> elements) throws IOException {

@@ -6,6 +6,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.ServiceLoader;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** Opens a {@link BlockStore} from its URI. */
@@ -23,23 +24,11 @@ public final class BlockStores {
    * @throws IllegalArgumentException for any other URI, naming the forms accepted
    */
   public static BlockStore open(String uri) throws IOException {
-    URI parsed;
-    try {
-      parsed = new URI(uri);
-    } catch (URISyntaxException e) {
-      throw unsupported(uri);
-    }
-    String scheme = parsed.getScheme() == null ? "" : parsed.getScheme();
-    switch (scheme) {
+    URI parsed = checkUri(uri);
+    switch (parsed.getScheme()) {
       case "file":
-        if (parsed.getPath() == null || parsed.getPath().isEmpty()) {
-          throw unsupported(uri);
-        }
         return new LocalFileBlockStore(Path.of(parsed));
       case "gs":
-        if (parsed.getHost() == null) {
-          throw unsupported(uri);
-        }
         String prefix = parsed.getPath() == null ? "" : parsed.getPath().replaceFirst("^/", "");
         if (!prefix.isEmpty() && !prefix.endsWith("/")) {
           prefix += "/";
@@ -49,14 +38,56 @@ public final class BlockStores {
       case "memory":
         return MEMORY.computeIfAbsent(parsed.getSchemeSpecificPart(), InMemoryBlockStore::new);
       default:
-        throw unsupported(uri);
+        return provider(parsed.getScheme()).open(parsed);
     }
+  }
+
+  /**
+   * Checks the form of a store URI without opening the store (so without credentials or I/O).
+   *
+   * @throws IllegalArgumentException if {@link #open} would not accept it, naming the forms
+   *     accepted
+   */
+  public static URI checkUri(String uri) {
+    URI parsed;
+    try {
+      parsed = new URI(uri == null ? "" : uri);
+    } catch (URISyntaxException e) {
+      throw unsupported(uri);
+    }
+    String scheme = parsed.getScheme() == null ? "" : parsed.getScheme();
+    boolean valid =
+        switch (scheme) {
+          case "file" -> parsed.getPath() != null && !parsed.getPath().isEmpty();
+          case "gs" -> parsed.getHost() != null;
+          case "memory" -> !parsed.getSchemeSpecificPart().isEmpty();
+          default -> provider(scheme) != null;
+        };
+    if (!valid) {
+      throw unsupported(uri);
+    }
+    BlockStoreProvider provider = provider(scheme);
+    if (provider != null) {
+      provider.check(parsed);
+    }
+    return parsed;
+  }
+
+  /** The provider of the scheme found by {@link ServiceLoader}, or null. */
+  private static BlockStoreProvider provider(String scheme) {
+    for (BlockStoreProvider provider : ServiceLoader.load(BlockStoreProvider.class)) {
+      if (provider.scheme().equals(scheme)) {
+        return provider;
+      }
+    }
+    return null;
   }
 
   private static IllegalArgumentException unsupported(String uri) {
     return new IllegalArgumentException(
         "unsupported block store '"
             + uri
-            + "': expected file:///dir, gs://bucket/prefix or memory:name");
+            + "': expected file:///dir, gs://bucket/prefix, memory:name or the scheme of a"
+            + " BlockStoreProvider");
   }
 }

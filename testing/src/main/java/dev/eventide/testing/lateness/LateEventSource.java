@@ -14,6 +14,7 @@ import org.apache.beam.sdk.io.UnboundedSource;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
@@ -32,19 +33,35 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
   private static final long serialVersionUID = 1L;
 
   private final LateEventGenerator generator;
+  private final Duration pause;
 
-  private LateEventSource(LateEventGenerator generator) {
+  private LateEventSource(LateEventGenerator generator, Duration pause) {
     this.generator = generator;
+    this.pause = pause;
   }
 
   /** Returns a source of the events of {@code generator}. */
   public static LateEventSource of(LateEventGenerator generator) {
-    return new LateEventSource(generator);
+    return new LateEventSource(generator, Duration.ZERO);
   }
 
   /** Returns a transform that reads the events of {@code generator}. */
   public static Read.Unbounded<LateEvent> read(LateEventGenerator generator) {
     return Read.from(of(generator));
+  }
+
+  /**
+   * Returns a transform that reads the events of {@code generator}, pausing for {@code pause} (of
+   * processing time) each time the watermark moves, with the new watermark already reported. A
+   * runner that polls the watermark periodically (Flink) then sees every watermark before the
+   * events that arrive under it, so events meant to be late are late, as with a {@code TestStream}
+   * on the DirectRunner.
+   */
+  public static Read.Unbounded<LateEvent> paced(LateEventGenerator generator, Duration pause) {
+    if (pause.isShorterThan(Duration.ZERO)) {
+      throw new IllegalArgumentException("pause must be >= 0, but was " + pause);
+    }
+    return Read.from(new LateEventSource(generator, pause));
   }
 
   public LateEventGenerator generator() {
@@ -83,7 +100,8 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
         .add(DisplayData.item("lateness", g.lateness().toString()))
         .add(DisplayData.item("watermarkPeriod", g.watermarkPeriod()))
         .add(DisplayData.item("keys", g.keys()))
-        .add(DisplayData.item("seed", g.seed()));
+        .add(DisplayData.item("seed", g.seed()))
+        .add(DisplayData.item("pause", pause));
   }
 
   /** How many events a reader had emitted; nothing to finalize, the stream is regenerated. */
@@ -121,6 +139,8 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
     private final Iterator<LateEvent> events;
     private long consumed;
     private LateEvent current;
+    private LateEvent next; // read ahead while pausing
+    private long pauseEndNanos = -1;
     private boolean exhausted;
 
     Reader(LateEventSource source, long consumed) {
@@ -139,12 +159,28 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
 
     @Override
     public boolean advance() {
-      if (!events.hasNext()) {
-        current = null;
-        exhausted = true;
-        return false;
+      if (next == null) {
+        if (!events.hasNext()) {
+          current = null;
+          exhausted = true;
+          return false;
+        }
+        next = events.next();
       }
-      current = events.next();
+      if (source.pause.getMillis() > 0
+          && current != null
+          && next.watermark().isAfter(current.watermark())) {
+        long now = System.nanoTime();
+        if (pauseEndNanos < 0) {
+          pauseEndNanos = now + source.pause.getMillis() * 1_000_000;
+        }
+        if (now < pauseEndNanos) {
+          return false;
+        }
+        pauseEndNanos = -1;
+      }
+      current = next;
+      next = null;
       consumed++;
       return true;
     }
@@ -168,6 +204,9 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
       // at the end of time.
       if (exhausted) {
         return BoundedWindow.TIMESTAMP_MAX_VALUE;
+      }
+      if (pauseEndNanos >= 0) {
+        return next.watermark(); // pausing so that this watermark goes out first
       }
       LateEventGenerator g = source.generator;
       return consumed == 0

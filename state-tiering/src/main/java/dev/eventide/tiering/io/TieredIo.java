@@ -1,0 +1,158 @@
+package dev.eventide.tiering.io;
+
+import dev.eventide.tiering.io.IoScheduler.IoTask;
+import dev.eventide.tiering.io.IoScheduler.Priority;
+import dev.eventide.tiering.store.BlockName;
+import dev.eventide.tiering.store.BlockStore;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * The block I/O of one tiered window operator: every store call runs on the JVM's {@link
+ * IoScheduler} at its priority, and blocks pre-staged for an expected late firing wait in the
+ * {@link StagingArea} until the firing takes them.
+ *
+ * <p>A caller asks for a {@link #view} of the store at the priority of what it is doing (appending
+ * a late event, destaging a window); the view's writes run at that priority and wait for the block
+ * to be durable, and its reads take a pre-staged block if there is one, or else read at the highest
+ * priority, since a firing is waiting. Everything it does is reported to a {@link Listener} on the
+ * caller's thread, where Beam metrics can be updated.
+ */
+public final class TieredIo {
+
+  /** What the I/O of a view did, reported on the calling thread. */
+  public interface Listener {
+    void written(long bytes);
+
+    /**
+     * A block was read for a firing: taken from the staging area, or read on demand; the firing
+     * waited this long for it.
+     */
+    void read(long bytes, boolean prestaged, long waitedMillis);
+
+    void deleted(int blocks);
+
+    Listener NONE =
+        new Listener() {
+          @Override
+          public void written(long bytes) {}
+
+          @Override
+          public void read(long bytes, boolean prestaged, long waitedMillis) {}
+
+          @Override
+          public void deleted(int blocks) {}
+        };
+  }
+
+  private final BlockStore store;
+  private final IoScheduler scheduler;
+  private final StagingArea staging;
+
+  public TieredIo(BlockStore store, IoScheduler scheduler, StagingArea staging) {
+    this.store = store;
+    this.scheduler = scheduler;
+    this.staging = staging;
+  }
+
+  public BlockStore store() {
+    return store;
+  }
+
+  /**
+   * Starts reading the blocks into the staging area at {@link Priority#PRESTAGE}, skipping those
+   * already staged or that would overflow it; returns how many reads were queued.
+   */
+  public int prestage(List<BlockName> blocks) {
+    int queued = 0;
+    for (BlockName name : blocks) {
+      if (staging.offer(name, () -> scheduler.io(Priority.PRESTAGE, () -> store.read(name)))) {
+        queued++;
+      }
+    }
+    return queued;
+  }
+
+  /** The store as seen by work of this priority, reporting to the listener. */
+  public BlockStore view(Priority writes, Listener listener) {
+    return new BlockStore() {
+      @Override
+      public BlockName write(String owner, byte[] contents) throws IOException {
+        BlockName name = await(writes, () -> store.write(owner, contents));
+        listener.written(contents.length);
+        return name;
+      }
+
+      @Override
+      public byte[] read(BlockName name) throws IOException {
+        long start = System.nanoTime();
+        CompletableFuture<byte[]> staged = staging.take(name);
+        byte[] contents = null;
+        if (staged != null) {
+          try {
+            contents = await(staged);
+          } catch (IOException e) {
+            // A failed pre-stage is retried below; only a failed read on demand fails the firing.
+          }
+        }
+        boolean prestaged = contents != null;
+        if (!prestaged) {
+          contents = await(Priority.PRESTAGE, () -> store.read(name));
+        }
+        listener.read(contents.length, prestaged, (System.nanoTime() - start) / 1_000_000);
+        return contents;
+      }
+
+      @Override
+      public void delete(BlockName name) throws IOException {
+        staging.take(name);
+        await(
+            writes,
+            () -> {
+              store.delete(name);
+              return null;
+            });
+        listener.deleted(1);
+      }
+
+      @Override
+      public List<BlockName> list(String owner) throws IOException {
+        return await(writes, () -> store.list(owner));
+      }
+
+      @Override
+      public String uri() {
+        return store.uri();
+      }
+    };
+  }
+
+  private <T> T await(Priority priority, IoTask<T> task) throws IOException {
+    return await(scheduler.io(priority, task));
+  }
+
+  private static <T> T await(CompletableFuture<T> future) throws IOException {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while waiting for block I/O");
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof UncheckedIOException io) {
+        throw io.getCause();
+      }
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new IOException(cause.getMessage(), cause);
+    }
+  }
+}

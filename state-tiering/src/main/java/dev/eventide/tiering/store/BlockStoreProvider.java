@@ -1,0 +1,23 @@
+package dev.eventide.tiering.store;
+
+import java.io.IOException;
+import java.net.URI;
+
+/**
+ * Opens block stores of another URI scheme: implement it, list the class in {@code
+ * META-INF/services/dev.eventide.tiering.store.BlockStoreProvider}, and {@link BlockStores#open}
+ * finds it with {@link java.util.ServiceLoader} on every worker.
+ */
+public interface BlockStoreProvider {
+  /** The URI scheme this provider opens, such as {@code s3}. */
+  String scheme();
+
+  /**
+   * Checks the URI without opening the store.
+   *
+   * @throws IllegalArgumentException saying what is wrong with it
+   */
+  default void check(URI uri) {}
+
+  BlockStore open(URI uri) throws IOException;
+}

@@ -1,0 +1,314 @@
+package dev.eventide.tiering.window;
+
+import dev.eventide.tiering.WindowFunction;
+import dev.eventide.tiering.bag.TieredBag;
+import dev.eventide.tiering.io.IoScheduler;
+import dev.eventide.tiering.io.IoScheduler.Priority;
+import dev.eventide.tiering.io.StagingArea;
+import dev.eventide.tiering.io.TieredIo;
+import dev.eventide.tiering.store.BlockStore;
+import dev.eventide.tiering.store.BlockStores;
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.util.Base64;
+import java.util.List;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.ListCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.Distribution;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.state.BagState;
+import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.TimeDomain;
+import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerSpec;
+import org.apache.beam.sdk.state.TimerSpecs;
+import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.util.CoderUtils;
+import org.apache.beam.sdk.values.KV;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * The stateful DoFn behind {@code TieredWindow}: the input is already in its windows, so Beam keeps
+ * this DoFn's state and timers per key and window, and drops what is later than the allowed
+ * lateness exactly as it does for a {@code GroupByKey}.
+ *
+ * <ul>
+ *   <li>Every element goes into the window's {@link TieredBag}: its memory bucket in Beam state,
+ *       spilling to blocks when the bucket is full.
+ *   <li>The {@code fire} timer, at the end of the window, fires the on-time pane and destages the
+ *       window (keeping the bootstrap fraction). A late element sets it again: it is already due,
+ *       so it fires at the next watermark advance, with every late element that came before it. The
+ *       first late element of a destaged window pre-stages its blocks.
+ *   <li>The {@code purge} timer, at the end of the allowed lateness, deletes the window's blocks.
+ * </ul>
+ */
+public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
+
+  /** What the transform was configured with. */
+  public record Settings(
+      String operatorId,
+      String storeUri,
+      long memoryElements,
+      long memoryBytes,
+      double bootstrapFraction,
+      boolean prestaging,
+      Duration allowedLateness)
+      implements Serializable {}
+
+  /** The metrics namespace. */
+  public static final String METRICS = "eventide.tiering";
+
+  private static final Counter BYTES_DESTAGED = Metrics.counter(METRICS, "bytesDestaged");
+  private static final Counter BYTES_STAGED = Metrics.counter(METRICS, "bytesStaged");
+  private static final Counter BLOCKS_WRITTEN = Metrics.counter(METRICS, "blocksWritten");
+  private static final Counter BLOCKS_PURGED = Metrics.counter(METRICS, "blocksPurged");
+  private static final Counter PRESTAGE_HITS = Metrics.counter(METRICS, "prestageHits");
+  private static final Counter PRESTAGE_MISSES = Metrics.counter(METRICS, "prestageMisses");
+  private static final Counter IO_WAIT_MILLIS = Metrics.counter(METRICS, "firingIoWaitMillis");
+  private static final Counter ON_TIME_PANES = Metrics.counter(METRICS, "onTimePanes");
+  private static final Counter LATE_PANES = Metrics.counter(METRICS, "latePanes");
+  private static final Distribution MEMORY_BUCKET_BYTES =
+      Metrics.distribution(METRICS, "memoryBucketBytes");
+
+  @StateId("memory")
+  private final StateSpec<BagState<V>> memorySpec;
+
+  @StateId("memorySize")
+  private final StateSpec<ValueState<KV<Long, Long>>> memorySizeSpec =
+      StateSpecs.value(KvCoder.of(VarLongCoder.of(), VarLongCoder.of()));
+
+  @StateId("manifest")
+  private final StateSpec<ValueState<List<String>>> manifestSpec =
+      StateSpecs.value(ListCoder.of(StringUtf8Coder.of()));
+
+  @StateId("progress")
+  private final StateSpec<ValueState<WindowProgress>> progressSpec =
+      StateSpecs.value(new WindowProgress.Coder());
+
+  @TimerId("fire")
+  private final TimerSpec fireSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+  @TimerId("purge")
+  private final TimerSpec purgeSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+  private final Settings settings;
+  private final WindowFunction<K, V, O> function;
+  private final Coder<K> keyCoder;
+  private final Coder<V> valueCoder;
+  private final Coder<? extends BoundedWindow> windowCoder;
+
+  private transient TieredIo io;
+
+  public TieredWindowDoFn(
+      Settings settings,
+      WindowFunction<K, V, O> function,
+      Coder<K> keyCoder,
+      Coder<V> valueCoder,
+      Coder<? extends BoundedWindow> windowCoder) {
+    this.settings = settings;
+    this.function = function;
+    this.keyCoder = keyCoder;
+    this.valueCoder = valueCoder;
+    this.windowCoder = windowCoder;
+    this.memorySpec = StateSpecs.bag(valueCoder);
+  }
+
+  @Setup
+  public void setup() throws IOException {
+    BlockStore store = BlockStores.open(settings.storeUri());
+    io = new TieredIo(store, IoScheduler.shared(), StagingArea.shared());
+  }
+
+  @Teardown
+  public void teardown() throws IOException {
+    if (io != null) {
+      io.store().close();
+    }
+  }
+
+  @ProcessElement
+  public void processElement(
+      @Element KV<K, V> element,
+      BoundedWindow window,
+      @StateId("memory") BagState<V> memory,
+      @StateId("memorySize") ValueState<KV<Long, Long>> memorySize,
+      @StateId("manifest") ValueState<List<String>> manifest,
+      @StateId("progress") ValueState<WindowProgress> progressState,
+      @TimerId("fire") Timer fire,
+      @TimerId("purge") Timer purge) {
+    Instant end = window.maxTimestamp();
+    boolean late = fire.getCurrentRelativeTime().isAfter(end);
+    WindowProgress progress = read(progressState);
+    if (progress.elements() == 0) {
+      purge.set(end.plus(settings.allowedLateness()));
+    }
+    TieredBag<V> bag =
+        bag(
+            element.getKey(),
+            window,
+            new BeamBagState<>(memory, memorySize, manifest),
+            late ? Priority.LATE_APPEND : Priority.DESTAGE);
+    try {
+      bag.add(element.getValue());
+    } catch (IOException e) {
+      throw failure("could not add a late element to", element.getKey(), window, e);
+    }
+    if (!progress.pending()) {
+      if (settings.prestaging() && progress.panes() > 0) {
+        io.prestage(bag.blocks());
+      }
+      // Due now if the element is late: it fires at the next watermark advance.
+      fire.withOutputTimestamp(end).set(end);
+    }
+    progressState.write(progress.withElement(late));
+  }
+
+  @OnTimer("fire")
+  public void onFire(
+      @Key K key,
+      BoundedWindow window,
+      @StateId("memory") BagState<V> memory,
+      @StateId("memorySize") ValueState<KV<Long, Long>> memorySize,
+      @StateId("manifest") ValueState<List<String>> manifest,
+      @StateId("progress") ValueState<WindowProgress> progressState,
+      @TimerId("fire") Timer fire,
+      OutputReceiver<KV<K, O>> out) {
+    boolean last =
+        fire.getCurrentRelativeTime()
+            .isAfter(window.maxTimestamp().plus(settings.allowedLateness()));
+    fireIfPending(
+        key, window, new BeamBagState<>(memory, memorySize, manifest), progressState, last, out);
+  }
+
+  @OnTimer("purge")
+  public void onPurge(
+      @Key K key,
+      BoundedWindow window,
+      @StateId("memory") BagState<V> memory,
+      @StateId("memorySize") ValueState<KV<Long, Long>> memorySize,
+      @StateId("manifest") ValueState<List<String>> manifest,
+      @StateId("progress") ValueState<WindowProgress> progressState,
+      OutputReceiver<KV<K, O>> out) {
+    BeamBagState<V> state = new BeamBagState<>(memory, memorySize, manifest);
+    // Timers due at once may fire in any order: a pending pane goes out before the purge.
+    fireIfPending(key, window, state, progressState, true, out);
+    TieredBag<V> bag = bag(key, window, state, Priority.DESTAGE);
+    try {
+      bag.clear();
+      bag.collectGarbage();
+    } catch (IOException e) {
+      throw failure("could not purge", key, window, e);
+    }
+    progressState.clear();
+  }
+
+  private void fireIfPending(
+      K key,
+      BoundedWindow window,
+      BeamBagState<V> state,
+      ValueState<WindowProgress> progressState,
+      boolean last,
+      OutputReceiver<KV<K, O>> out) {
+    WindowProgress progress = read(progressState);
+    if (!progress.pending()) {
+      return;
+    }
+    TieredBag<V> bag = bag(key, window, state, Priority.DESTAGE);
+    MEMORY_BUCKET_BYTES.update(bag.memoryBytes());
+    O result;
+    try {
+      result = function.apply(key, window, bag.read());
+    } catch (UncheckedIOException e) {
+      throw failure("could not read the state of", key, window, e.getCause());
+    }
+    out.builder(KV.of(key, result))
+        .setTimestamp(window.maxTimestamp())
+        .setWindow(window)
+        .setPaneInfo(progress.nextPane(last))
+        .output();
+    (progress.panes() == 0 ? ON_TIME_PANES : LATE_PANES).inc();
+    if (!last) {
+      try {
+        bag.destage((long) Math.ceil(settings.bootstrapFraction() * progress.elements()));
+      } catch (IOException e) {
+        throw failure("could not destage", key, window, e);
+      }
+    }
+    progressState.write(progress.fired());
+  }
+
+  private TieredBag<V> bag(K key, BoundedWindow window, BeamBagState<V> state, Priority priority) {
+    return new TieredBag<>(
+        owner(key, window),
+        valueCoder,
+        state,
+        io.view(priority, METRICS_LISTENER),
+        new TieredBag.Limits(settings.memoryElements(), settings.memoryBytes()));
+  }
+
+  /** The owner of a key's window blocks: unique to this transform instance, key and window. */
+  @SuppressWarnings("unchecked")
+  private String owner(K key, BoundedWindow window) {
+    try {
+      Base64.Encoder base64 = Base64.getUrlEncoder().withoutPadding();
+      return settings.operatorId()
+          + "/"
+          + base64.encodeToString(CoderUtils.encodeToByteArray(keyCoder, key))
+          + "/"
+          + base64.encodeToString(
+              CoderUtils.encodeToByteArray((Coder<BoundedWindow>) windowCoder, window));
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not encode a key or window of TieredWindow", e);
+    }
+  }
+
+  private RuntimeException failure(String what, K key, BoundedWindow window, IOException cause) {
+    return new IllegalStateException(
+        "TieredWindow "
+            + what
+            + " window "
+            + window
+            + " of key "
+            + key
+            + " in block store "
+            + settings.storeUri()
+            + ": "
+            + cause.getMessage(),
+        cause);
+  }
+
+  private static WindowProgress read(ValueState<WindowProgress> state) {
+    WindowProgress progress = state.read();
+    return progress == null ? WindowProgress.EMPTY : progress;
+  }
+
+  private static final TieredIo.Listener METRICS_LISTENER =
+      new TieredIo.Listener() {
+        @Override
+        public void written(long bytes) {
+          BYTES_DESTAGED.inc(bytes);
+          BLOCKS_WRITTEN.inc();
+        }
+
+        @Override
+        public void read(long bytes, boolean prestaged, long waitedMillis) {
+          BYTES_STAGED.inc(bytes);
+          (prestaged ? PRESTAGE_HITS : PRESTAGE_MISSES).inc();
+          IO_WAIT_MILLIS.inc(waitedMillis);
+        }
+
+        @Override
+        public void deleted(int blocks) {
+          BLOCKS_PURGED.inc(blocks);
+        }
+      };
+}

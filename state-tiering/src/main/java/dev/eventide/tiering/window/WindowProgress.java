@@ -1,0 +1,57 @@
+package dev.eventide.tiering.window;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import org.apache.beam.sdk.coders.AtomicCoder;
+import org.apache.beam.sdk.coders.BooleanCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+
+/**
+ * Where one key's window stands: how many panes it has fired, how many elements it holds, whether
+ * some arrived since the last pane, and whether its first element came after the watermark had
+ * passed the window's end (then, as in Beam, even its first pane is late).
+ */
+record WindowProgress(long panes, long elements, boolean pending, boolean startedLate) {
+  static final WindowProgress EMPTY = new WindowProgress(0, 0, false, false);
+
+  /** After an element arrived, late or not. */
+  WindowProgress withElement(boolean late) {
+    return new WindowProgress(panes, elements + 1, true, elements == 0 ? late : startedLate);
+  }
+
+  /** After a pane fired. */
+  WindowProgress fired() {
+    return new WindowProgress(panes + 1, elements, false, startedLate);
+  }
+
+  /** The Beam pane of the next firing. */
+  PaneInfo nextPane(boolean last) {
+    PaneInfo.Timing timing =
+        panes == 0 && !startedLate ? PaneInfo.Timing.ON_TIME : PaneInfo.Timing.LATE;
+    return PaneInfo.createPane(panes == 0, last, timing, panes, panes);
+  }
+
+  static final class Coder extends AtomicCoder<WindowProgress> {
+    private static final VarLongCoder LONG = VarLongCoder.of();
+    private static final BooleanCoder BOOLEAN = BooleanCoder.of();
+
+    @Override
+    public void encode(WindowProgress value, OutputStream out) throws IOException {
+      LONG.encode(value.panes(), out);
+      LONG.encode(value.elements(), out);
+      BOOLEAN.encode(value.pending(), out);
+      BOOLEAN.encode(value.startedLate(), out);
+    }
+
+    @Override
+    public WindowProgress decode(InputStream in) throws IOException {
+      return new WindowProgress(
+          LONG.decode(in), LONG.decode(in), BOOLEAN.decode(in), BOOLEAN.decode(in));
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
+}

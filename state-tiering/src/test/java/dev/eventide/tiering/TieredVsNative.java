@@ -1,0 +1,307 @@
+package dev.eventide.tiering;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.eventide.testing.lateness.LateEvent;
+import dev.eventide.testing.lateness.LateEventGenerator;
+import dev.eventide.testing.lateness.LateEventSource;
+import dev.eventide.testing.runners.TestRunner;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.beam.runners.flink.FlinkPipelineOptions;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.MetricsFilter;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.GroupByKey;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.transforms.windowing.WindowFn;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * Runs {@link TieredWindow} variants and Beam's native windowing on the same late stream in one
+ * pipeline, and checks inside the pipeline that each variant has, per key and window, the native
+ * on-time pane and the native final result, with well-formed panes of its own.
+ */
+final class TieredVsNative {
+
+  /**
+   * A window's values summarised so that any difference in the multiset shows: count and sorted.
+   */
+  static final class Summary implements WindowFunction<Integer, Long, String> {
+    @Override
+    public String apply(Integer key, BoundedWindow window, Iterable<Long> values) {
+      List<Long> sorted = new ArrayList<>();
+      values.forEach(sorted::add);
+      sorted.sort(null);
+      return sorted.size() + ":" + sorted;
+    }
+  }
+
+  /** A variant of {@link TieredWindow} under test. */
+  record Variant(
+      String name, long memoryElements, long memoryBytes, double bootstrap, boolean prestaging)
+      implements Serializable {
+    TieredWindow<Integer, Long, String> apply(
+        WindowFn<Object, ?> windows, Duration lateness, String store) {
+      return TieredWindow.of(windows, new Summary())
+          .withAllowedLateness(lateness)
+          .withStore(store)
+          .withMemoryBucket(memoryElements, memoryBytes)
+          .withBootstrapFraction(bootstrap)
+          .withPrestaging(prestaging);
+    }
+  }
+
+  /** From everything in the store to everything in memory. */
+  static final List<Variant> VARIANTS =
+      List.of(
+          new Variant("store-only", 0, 1 << 20, 0, true),
+          new Variant("one-element", 1, 1 << 20, 0, true),
+          new Variant("seven-bootstrap", 7, 1 << 20, 0.3, false),
+          new Variant("forty-bytes", 1000, 40, 0, true),
+          new Variant("memory", Long.MAX_VALUE, Long.MAX_VALUE, 0, true));
+
+  private TieredVsNative() {}
+
+  /**
+   * Options for a comparison on the runner: on Flink the source's watermark is polled every 5 ms,
+   * so that a {@link LateEventSource#paced paced} source's watermarks go out before later events.
+   */
+  static PipelineOptions options(TestRunner runner) {
+    PipelineOptions options = runner.options(1);
+    if (runner == TestRunner.FLINK) {
+      options.as(FlinkPipelineOptions.class).setAutoWatermarkInterval(5L);
+    }
+    return options;
+  }
+
+  /**
+   * The events keyed, read as a {@code TestStream} on the DirectRunner, and from a paced source
+   * elsewhere (Flink's {@code TestStream} may deliver later events before a watermark).
+   */
+  static PCollection<KV<Integer, Long>> read(
+      Pipeline p, TestRunner runner, LateEventGenerator generator) {
+    PCollection<LateEvent> events =
+        runner.honorsTestStreamWatermarks()
+            ? p.apply(generator.toTestStream())
+            : p.apply(LateEventSource.paced(generator, Duration.millis(120)));
+    return events
+        .apply(
+            "Key",
+            MapElements.into(
+                    TypeDescriptors.kvs(TypeDescriptors.integers(), TypeDescriptors.longs()))
+                .via((LateEvent e) -> KV.of(e.key(), e.value())))
+        .setCoder(KvCoder.of(VarIntCoder.of(), VarLongCoder.of()));
+  }
+
+  /**
+   * Adds the native reference and the variants to the pipeline with the comparison. With {@code
+   * strictOnTime} false, a window that has an on-time pane on one side only is accepted: Beam on
+   * Flink labels the first pane of a window ON_TIME when the operator's output watermark lags its
+   * input watermark, even if every value of the window arrived behind the input watermark (the
+   * DirectRunner labels it LATE, as {@link TieredWindow} does).
+   */
+  static void compare(
+      Pipeline p,
+      PCollection<KV<Integer, Long>> input,
+      WindowFn<Object, ?> windows,
+      Duration lateness,
+      List<Variant> variants,
+      String store,
+      boolean strictOnTime) {
+    List<PCollection<KV<String, String>>> observed = new ArrayList<>();
+    observed.add(
+        input
+            .apply(
+                "Native window",
+                Window.<KV<Integer, Long>>into(windows)
+                    .withAllowedLateness(lateness)
+                    .accumulatingFiredPanes())
+            .apply("Native group", GroupByKey.create())
+            .apply(
+                "Native summary",
+                MapElements.into(
+                        TypeDescriptors.kvs(TypeDescriptors.integers(), TypeDescriptors.strings()))
+                    .via(
+                        kv ->
+                            KV.of(
+                                kv.getKey(),
+                                new Summary().apply(kv.getKey(), null, kv.getValue()))))
+            .setCoder(KvCoder.of(VarIntCoder.of(), StringUtf8Coder.of()))
+            .apply("Observe native", ParDo.of(new Observe("native"))));
+    for (Variant variant : variants) {
+      observed.add(
+          input
+              .apply(variant.name(), variant.apply(windows, lateness, store))
+              .apply("Observe " + variant.name(), ParDo.of(new Observe(variant.name()))));
+    }
+    PCollection<KV<String, String>> all =
+        PCollectionList.of(observed)
+            .apply(Flatten.pCollections())
+            .apply(Window.into(new GlobalWindows()));
+    PAssert.that(all)
+        .satisfies(
+            observations -> {
+              List<String> differences = differences(observations, variants, strictOnTime);
+              assertTrue(
+                  differences.isEmpty(),
+                  differences.size()
+                      + " differences from native windowing, first ones:\n"
+                      + String.join(
+                          "\n", differences.subList(0, Math.min(10, differences.size()))));
+              return null;
+            });
+  }
+
+  /** One output: its source, pane and value, keyed by key and window. */
+  private static final class Observe extends DoFn<KV<Integer, String>, KV<String, String>> {
+    private final String source;
+
+    Observe(String source) {
+      this.source = source;
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<Integer, String> kv,
+        BoundedWindow window,
+        PaneInfo pane,
+        @Timestamp Instant timestamp,
+        OutputReceiver<KV<String, String>> out) {
+      out.outputWithTimestamp(
+          KV.of(
+              kv.getKey() + "@" + window,
+              String.join(
+                  "|",
+                  source,
+                  pane.getTiming().toString(),
+                  Long.toString(pane.getIndex()),
+                  Boolean.toString(pane.isFirst()),
+                  Boolean.toString(timestamp.equals(window.maxTimestamp())),
+                  kv.getValue())),
+          timestamp);
+    }
+  }
+
+  private record Pane(String timing, long index, boolean first, boolean endOfWindow, String value) {
+    long count() {
+      return Long.parseLong(value.substring(0, value.indexOf(':')));
+    }
+  }
+
+  static List<String> differences(
+      Iterable<KV<String, String>> observations, List<Variant> variants, boolean strictOnTime) {
+    Map<String, Map<String, List<Pane>>> byWindow = new TreeMap<>();
+    for (KV<String, String> o : observations) {
+      String[] f = o.getValue().split("\\|", 6);
+      byWindow
+          .computeIfAbsent(o.getKey(), w -> new HashMap<>())
+          .computeIfAbsent(f[0], s -> new ArrayList<>())
+          .add(
+              new Pane(
+                  f[1],
+                  Long.parseLong(f[2]),
+                  Boolean.parseBoolean(f[3]),
+                  Boolean.parseBoolean(f[4]),
+                  f[5]));
+    }
+    List<String> differences = new ArrayList<>();
+    byWindow.forEach(
+        (window, sources) -> {
+          List<Pane> reference = sources.getOrDefault("native", List.of());
+          for (Variant variant : variants) {
+            List<Pane> panes = sources.getOrDefault(variant.name(), List.of());
+            String where = variant.name() + " " + window + ": ";
+            if (!finalValue(panes).equals(finalValue(reference))) {
+              differences.add(
+                  where + "final " + finalValue(panes) + " but native " + finalValue(reference));
+            }
+            String onTime = onTime(panes);
+            String nativeOnTime = onTime(reference);
+            boolean labelledOnOneSide = onTime.equals("none") || nativeOnTime.equals("none");
+            if (!onTime.equals(nativeOnTime) && (strictOnTime || !labelledOnOneSide)) {
+              differences.add(
+                  where + "on time " + onTime(panes) + " but native " + onTime(reference));
+            }
+            panes.sort((a, b) -> Long.compare(a.index(), b.index()));
+            for (int i = 0; i < panes.size(); i++) {
+              Pane pane = panes.get(i);
+              if (pane.index() != i || pane.first() != (i == 0) || !pane.endOfWindow()) {
+                differences.add(where + "ill-formed pane " + i + ": " + pane);
+              }
+              if (i > 0 && pane.timing().equals("ON_TIME")) {
+                differences.add(where + "on-time pane after the first: " + pane);
+              }
+            }
+          }
+        });
+    return differences;
+  }
+
+  private static String finalValue(List<Pane> panes) {
+    return panes.stream()
+        .max((a, b) -> Long.compare(a.count(), b.count()))
+        .map(Pane::value)
+        .orElse("none");
+  }
+
+  private static String onTime(List<Pane> panes) {
+    return panes.stream()
+        .filter(p -> p.timing().equals("ON_TIME"))
+        .map(Pane::value)
+        .findFirst()
+        .orElse("none");
+  }
+
+  /** The sum of a metric of {@link TieredWindow} over every step. */
+  static long metric(PipelineResult result, String name) {
+    long sum = 0;
+    for (MetricResult<Long> counter :
+        result
+            .metrics()
+            .queryMetrics(
+                MetricsFilter.builder()
+                    .addNameFilter(MetricNameFilter.named("eventide.tiering", name))
+                    .build())
+            .getCounters()) {
+      sum += counter.getAttempted();
+    }
+    return sum;
+  }
+
+  /** A seeded late stream of a few hundred events over three keys. */
+  static LateEventGenerator stream(long seed, double lateFraction) {
+    return LateEventGenerator.builder()
+        .setEvents(400)
+        .setEventsPerWindow(40)
+        .setWatermarkPeriod(Duration.standardSeconds(5))
+        .setKeys(3)
+        .setLateFraction(lateFraction)
+        .setSeed(seed)
+        .build();
+  }
+}

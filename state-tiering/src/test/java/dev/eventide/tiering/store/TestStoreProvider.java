@@ -1,0 +1,114 @@
+package dev.eventide.tiering.store;
+
+import com.google.common.jimfs.Configuration;
+import com.google.common.jimfs.Jimfs;
+import java.io.IOException;
+import java.net.URI;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Damaged stores for pipeline tests, by URI, shared by every worker thread of the test JVM: {@code
+ * test:NAME?fail=0.2&delay=3&seed=7} (a {@link FaultyBlockStore} over memory), {@code
+ * test:NAME?damage=true} (every block damaged once written) and {@code test:NAME?diskBytes=65536}
+ * (a local store on a disk of that size).
+ */
+public final class TestStoreProvider implements BlockStoreProvider {
+  private static final Map<String, BlockStore> STORES = new ConcurrentHashMap<>();
+
+  @Override
+  public String scheme() {
+    return "test";
+  }
+
+  /** The store a URI names, once opened. */
+  public static BlockStore opened(String uri) {
+    return STORES.get(URI.create(uri).getSchemeSpecificPart());
+  }
+
+  @Override
+  public BlockStore open(URI uri) throws IOException {
+    String spec = uri.getSchemeSpecificPart();
+    try {
+      return STORES.computeIfAbsent(spec, s -> create(s));
+    } catch (IllegalStateException e) {
+      throw new IOException(e.getMessage(), e);
+    }
+  }
+
+  private static BlockStore create(String spec) {
+    String[] parts = spec.split("\\?", 2);
+    Map<String, String> params = new HashMap<>();
+    if (parts.length == 2) {
+      for (String pair : parts[1].split("&")) {
+        String[] kv = pair.split("=", 2);
+        params.put(kv[0], kv[1]);
+      }
+    }
+    if (params.containsKey("diskBytes")) {
+      var disk =
+          Jimfs.newFileSystem(
+              Configuration.unix().toBuilder()
+                  .setMaxSize(Long.parseLong(params.get("diskBytes")))
+                  .setBlockSize(1024)
+                  .build());
+      try {
+        return new LocalFileBlockStore(disk.getPath("/blocks"));
+      } catch (IOException e) {
+        throw new IllegalStateException(e.getMessage(), e);
+      }
+    }
+    InMemoryBlockStore memory = new InMemoryBlockStore(parts[0]);
+    if (Boolean.parseBoolean(params.get("damage"))) {
+      return new DamagingStore(memory);
+    }
+    return new FaultyBlockStore(
+        memory,
+        Long.parseLong(params.getOrDefault("seed", "1")),
+        Double.parseDouble(params.getOrDefault("fail", "0")),
+        Integer.parseInt(params.getOrDefault("delay", "0")));
+  }
+
+  /** Flips a byte of every block it writes, as a failing disk might. */
+  private static final class DamagingStore implements BlockStore {
+    private final InMemoryBlockStore delegate;
+    private final Set<BlockName> damaged = ConcurrentHashMap.newKeySet();
+
+    DamagingStore(InMemoryBlockStore delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public BlockName write(String owner, byte[] contents) throws IOException {
+      BlockName name = delegate.write(owner, contents);
+      if (damaged.add(name)) {
+        byte[] stored = delegate.storedBytes(name);
+        stored[stored.length - 1] ^= 0x5a;
+      }
+      return name;
+    }
+
+    @Override
+    public byte[] read(BlockName name) throws IOException {
+      return delegate.read(name);
+    }
+
+    @Override
+    public void delete(BlockName name) throws IOException {
+      delegate.delete(name);
+    }
+
+    @Override
+    public List<BlockName> list(String owner) throws IOException {
+      return delegate.list(owner);
+    }
+
+    @Override
+    public String uri() {
+      return "test:" + delegate.uri();
+    }
+  }
+}

@@ -1,5 +1,6 @@
 package dev.eventide.tiering;
 
+import com.google.auto.value.AutoValue;
 import dev.eventide.tiering.store.BlockStores;
 import dev.eventide.tiering.window.TieredWindowDoFn;
 import java.nio.file.Path;
@@ -18,6 +19,7 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.apache.beam.sdk.values.TypeDescriptors.TypeVariableExtractor;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 
 /**
@@ -63,7 +65,8 @@ import org.joda.time.Duration;
  * @param <V> the values
  * @param <O> the window function's result
  */
-public final class TieredWindow<K, V, O>
+@AutoValue
+public abstract class TieredWindow<K, V, O>
     extends PTransform<PCollection<KV<K, V>>, PCollection<KV<K, O>>> {
 
   /** Default bounds of a window's memory bucket. */
@@ -71,35 +74,51 @@ public final class TieredWindow<K, V, O>
 
   public static final long DEFAULT_MEMORY_BYTES = 1 << 20;
 
-  private final WindowFn<? super KV<K, V>, ?> windowFn;
-  private final WindowFunction<K, V, O> function;
-  private final Duration allowedLateness;
-  private final String storeUri;
-  private final long memoryElements;
-  private final long memoryBytes;
-  private final double bootstrapFraction;
-  private final boolean prestaging;
-  private final Coder<O> outputCoder;
+  abstract WindowFn<? super KV<K, V>, ?> windowFn();
 
-  private TieredWindow(
-      WindowFn<? super KV<K, V>, ?> windowFn,
-      WindowFunction<K, V, O> function,
-      Duration allowedLateness,
-      String storeUri,
-      long memoryElements,
-      long memoryBytes,
-      double bootstrapFraction,
-      boolean prestaging,
-      Coder<O> outputCoder) {
-    this.windowFn = windowFn;
-    this.function = function;
-    this.allowedLateness = allowedLateness;
-    this.storeUri = storeUri;
-    this.memoryElements = memoryElements;
-    this.memoryBytes = memoryBytes;
-    this.bootstrapFraction = bootstrapFraction;
-    this.prestaging = prestaging;
-    this.outputCoder = outputCoder;
+  abstract WindowFunction<K, V, O> function();
+
+  abstract Duration allowedLateness();
+
+  abstract String storeUri();
+
+  abstract long memoryElements();
+
+  abstract long memoryBytes();
+
+  abstract double bootstrapFraction();
+
+  abstract boolean prestaging();
+
+  abstract @Nullable Coder<O> outputCoder();
+
+  abstract Duration purgeDelay();
+
+  abstract Builder<K, V, O> toBuilder();
+
+  @AutoValue.Builder
+  abstract static class Builder<K, V, O> {
+    abstract Builder<K, V, O> setWindowFn(WindowFn<? super KV<K, V>, ?> windowFn);
+
+    abstract Builder<K, V, O> setFunction(WindowFunction<K, V, O> function);
+
+    abstract Builder<K, V, O> setAllowedLateness(Duration lateness);
+
+    abstract Builder<K, V, O> setStoreUri(String uri);
+
+    abstract Builder<K, V, O> setMemoryElements(long elements);
+
+    abstract Builder<K, V, O> setMemoryBytes(long bytes);
+
+    abstract Builder<K, V, O> setBootstrapFraction(double fraction);
+
+    abstract Builder<K, V, O> setPrestaging(boolean prestaging);
+
+    abstract Builder<K, V, O> setOutputCoder(Coder<O> coder);
+
+    abstract Builder<K, V, O> setPurgeDelay(Duration delay);
+
+    abstract TieredWindow<K, V, O> build();
   }
 
   /**
@@ -119,16 +138,17 @@ public final class TieredWindow<K, V, O>
               + windowFn
               + " merges windows");
     }
-    return new TieredWindow<>(
-        windowFn,
-        function,
-        Duration.ZERO,
-        defaultStore(),
-        DEFAULT_MEMORY_ELEMENTS,
-        DEFAULT_MEMORY_BYTES,
-        0.0,
-        true,
-        null);
+    return new AutoValue_TieredWindow.Builder<K, V, O>()
+        .setWindowFn(windowFn)
+        .setFunction(function)
+        .setAllowedLateness(Duration.ZERO)
+        .setStoreUri(defaultStore())
+        .setMemoryElements(DEFAULT_MEMORY_ELEMENTS)
+        .setMemoryBytes(DEFAULT_MEMORY_BYTES)
+        .setBootstrapFraction(0.0)
+        .setPrestaging(true)
+        .setPurgeDelay(Duration.ZERO)
+        .build();
   }
 
   /** A directory {@code eventide-tiering} in the JVM's temporary directory. */
@@ -141,34 +161,17 @@ public final class TieredWindow<K, V, O>
     if (lateness == null || lateness.isShorterThan(Duration.ZERO)) {
       throw new IllegalArgumentException("allowed lateness must be >= 0, but was " + lateness);
     }
-    return new TieredWindow<>(
-        windowFn,
-        function,
-        lateness,
-        storeUri,
-        memoryElements,
-        memoryBytes,
-        bootstrapFraction,
-        prestaging,
-        outputCoder);
+    return toBuilder().setAllowedLateness(lateness).build();
   }
 
   /**
    * Where past windows go: {@code file:///dir} (the default is {@link #defaultStore()}), {@code
-   * gs://bucket/prefix} or {@code memory:name} (this JVM's heap, for tests).
+   * gs://bucket/prefix}, {@code memory:name} (this JVM's heap, for tests) or the scheme of a {@link
+   * dev.eventide.tiering.store.BlockStoreProvider}.
    */
   public TieredWindow<K, V, O> withStore(String uri) {
     BlockStores.checkUri(uri);
-    return new TieredWindow<>(
-        windowFn,
-        function,
-        allowedLateness,
-        uri,
-        memoryElements,
-        memoryBytes,
-        bootstrapFraction,
-        prestaging,
-        outputCoder);
+    return toBuilder().setStoreUri(uri).build();
   }
 
   /**
@@ -184,16 +187,7 @@ public final class TieredWindow<K, V, O>
               + bytes
               + " bytes");
     }
-    return new TieredWindow<>(
-        windowFn,
-        function,
-        allowedLateness,
-        storeUri,
-        elements,
-        bytes,
-        bootstrapFraction,
-        prestaging,
-        outputCoder);
+    return toBuilder().setMemoryElements(elements).setMemoryBytes(bytes).build();
   }
 
   /**
@@ -205,30 +199,26 @@ public final class TieredWindow<K, V, O>
       throw new IllegalArgumentException(
           "the bootstrap fraction must be in [0, 1], but was " + fraction);
     }
-    return new TieredWindow<>(
-        windowFn,
-        function,
-        allowedLateness,
-        storeUri,
-        memoryElements,
-        memoryBytes,
-        fraction,
-        prestaging,
-        outputCoder);
+    return toBuilder().setBootstrapFraction(fraction).build();
   }
 
   /** Whether the first late value of a destaged window reads its blocks ahead (default true). */
   public TieredWindow<K, V, O> withPrestaging(boolean enabled) {
-    return new TieredWindow<>(
-        windowFn,
-        function,
-        allowedLateness,
-        storeUri,
-        memoryElements,
-        memoryBytes,
-        bootstrapFraction,
-        enabled,
-        outputCoder);
+    return toBuilder().setPrestaging(enabled).build();
+  }
+
+  /**
+   * How long a window's blocks stay in the store after the end of its allowed lateness (default 0:
+   * deleted at once). On a runner that restores checkpoints (Flink), make it longer than a
+   * checkpoint interval plus the time to recover, or a window restored from a checkpoint taken
+   * before its purge finds its blocks gone (and the job fails saying which block is missing).
+   * Deletions still waiting when the JVM stops do not happen; their blocks stay in the store.
+   */
+  public TieredWindow<K, V, O> withPurgeDelay(Duration delay) {
+    if (delay == null || delay.isShorterThan(Duration.ZERO)) {
+      throw new IllegalArgumentException("the purge delay must be >= 0, but was " + delay);
+    }
+    return toBuilder().setPurgeDelay(delay).build();
   }
 
   /**
@@ -236,16 +226,7 @@ public final class TieredWindow<K, V, O>
    * lambda, or its result type has no registered coder).
    */
   public TieredWindow<K, V, O> withOutputCoder(Coder<O> coder) {
-    return new TieredWindow<>(
-        windowFn,
-        function,
-        allowedLateness,
-        storeUri,
-        memoryElements,
-        memoryBytes,
-        bootstrapFraction,
-        prestaging,
-        coder);
+    return toBuilder().setOutputCoder(coder).build();
   }
 
   @Override
@@ -271,18 +252,19 @@ public final class TieredWindow<K, V, O>
     PCollection<KV<K, V>> windowed =
         input.apply(
             "Window",
-            Window.<KV<K, V>>into(windowFn)
-                .withAllowedLateness(allowedLateness)
+            Window.<KV<K, V>>into(windowFn())
+                .withAllowedLateness(allowedLateness())
                 .accumulatingFiredPanes());
     TieredWindowDoFn.Settings settings =
         new TieredWindowDoFn.Settings(
             UUID.randomUUID().toString(),
-            storeUri,
-            memoryElements,
-            memoryBytes,
-            bootstrapFraction,
-            prestaging,
-            allowedLateness);
+            storeUri(),
+            memoryElements(),
+            memoryBytes(),
+            bootstrapFraction(),
+            prestaging(),
+            allowedLateness(),
+            purgeDelay());
     Coder<? extends BoundedWindow> windowCoder =
         windowed.getWindowingStrategy().getWindowFn().windowCoder();
     return windowed
@@ -290,25 +272,25 @@ public final class TieredWindow<K, V, O>
             "Fire",
             ParDo.of(
                 new TieredWindowDoFn<>(
-                    settings, function, keyCoder, kvCoder.getValueCoder(), windowCoder)))
+                    settings, function(), keyCoder, kvCoder.getValueCoder(), windowCoder)))
         .setCoder(KvCoder.of(keyCoder, resultCoder(input)));
   }
 
   private Coder<O> resultCoder(PCollection<KV<K, V>> input) {
-    if (outputCoder != null) {
-      return outputCoder;
+    if (outputCoder() != null) {
+      return outputCoder();
     }
     try {
       TypeDescriptor<O> type =
           TypeDescriptors.extractFromTypeParameters(
-              function,
+              function(),
               WindowFunction.class,
               new TypeVariableExtractor<WindowFunction<K, V, O>, O>() {});
       return input.getPipeline().getCoderRegistry().getCoder(type);
     } catch (CannotProvideCoderException | IllegalArgumentException e) {
       throw new IllegalArgumentException(
           "TieredWindow cannot infer a coder for the results of "
-              + function
+              + function()
               + " (a lambda's result type is erased); call withOutputCoder(...)",
           e);
     }
@@ -318,16 +300,19 @@ public final class TieredWindow<K, V, O>
   public void populateDisplayData(DisplayData.Builder builder) {
     super.populateDisplayData(builder);
     builder
-        .add(DisplayData.item("windowFn", windowFn.getClass()).withLabel("Windows"))
-        .include("windowFn", windowFn)
-        .add(DisplayData.item("function", function.getClass()).withLabel("Window function"))
-        .add(DisplayData.item("allowedLateness", allowedLateness).withLabel("Allowed lateness"))
-        .add(DisplayData.item("store", storeUri).withLabel("Block store"))
-        .add(DisplayData.item("memoryElements", memoryElements).withLabel("Memory bucket elements"))
-        .add(DisplayData.item("memoryBytes", memoryBytes).withLabel("Memory bucket bytes"))
+        .add(DisplayData.item("windowFn", windowFn().getClass()).withLabel("Windows"))
+        .include("windowFn", windowFn())
+        .add(DisplayData.item("function", function().getClass()).withLabel("Window function"))
+        .add(DisplayData.item("allowedLateness", allowedLateness()).withLabel("Allowed lateness"))
+        .add(DisplayData.item("store", storeUri()).withLabel("Block store"))
         .add(
-            DisplayData.item("bootstrapFraction", bootstrapFraction)
+            DisplayData.item("memoryElements", memoryElements())
+                .withLabel("Memory bucket elements"))
+        .add(DisplayData.item("memoryBytes", memoryBytes()).withLabel("Memory bucket bytes"))
+        .add(
+            DisplayData.item("bootstrapFraction", bootstrapFraction())
                 .withLabel("Bootstrap fraction"))
-        .add(DisplayData.item("prestaging", prestaging).withLabel("Pre-staging"));
+        .add(DisplayData.item("prestaging", prestaging()).withLabel("Pre-staging"))
+        .add(DisplayData.item("purgeDelay", purgeDelay()).withLabel("Purge delay"));
   }
 }

@@ -6,6 +6,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -59,6 +61,13 @@ public final class IoScheduler implements AutoCloseable {
   private final AtomicInteger pending = new AtomicInteger();
   private final Thread ioThread;
   private final ExecutorService codecPool;
+  private final ScheduledExecutorService delayer =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "eventide-io-delay");
+            t.setDaemon(true);
+            return t;
+          });
   private boolean closed; // guarded by this
 
   IoScheduler(int codecThreads) {
@@ -105,6 +114,23 @@ public final class IoScheduler implements AutoCloseable {
       queue.add(queued);
     }
     return result;
+  }
+
+  /**
+   * Queues an I/O task after a delay (of processing time); returns at once. A task still waiting
+   * when the scheduler closes or the JVM stops does not run.
+   */
+  public void later(long delayMillis, Priority priority, IoTask<?> task) {
+    delayer.schedule(
+        () -> {
+          try {
+            io(priority, task);
+          } catch (RejectedExecutionException e) {
+            // closed meanwhile: dropped, as documented
+          }
+        },
+        delayMillis,
+        TimeUnit.MILLISECONDS);
   }
 
   /** Runs encoding or decoding work on the codec pool. */
@@ -154,5 +180,6 @@ public final class IoScheduler implements AutoCloseable {
     }
     ioThread.join();
     codecPool.shutdown();
+    delayer.shutdownNow();
   }
 }

@@ -48,7 +48,8 @@ import org.joda.time.Instant;
  *       window (keeping the bootstrap fraction). A late element sets it again: it is already due,
  *       so it fires at the next watermark advance, with every late element that came before it. The
  *       first late element of a destaged window pre-stages its blocks.
- *   <li>The {@code purge} timer, at the end of the allowed lateness, deletes the window's blocks.
+ *   <li>The {@code purge} timer, at the end of the allowed lateness, deletes the window's blocks,
+ *       at once or after the purge delay.
  * </ul>
  */
 public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
@@ -61,7 +62,8 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
       long memoryBytes,
       double bootstrapFraction,
       boolean prestaging,
-      Duration allowedLateness)
+      Duration allowedLateness,
+      Duration purgeDelay)
       implements Serializable {}
 
   /** The metrics namespace. */
@@ -202,11 +204,18 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
     // Timers due at once may fire in any order: a pending pane goes out before the purge.
     fireIfPending(key, window, state, progressState, true, out);
     TieredBag<V> bag = bag(key, window, state, Priority.DESTAGE);
-    try {
-      bag.clear();
-      bag.collectGarbage();
-    } catch (IOException e) {
-      throw failure("could not purge", key, window, e);
+    if (settings.purgeDelay().getMillis() > 0) {
+      BLOCKS_PURGED.inc(bag.blocks().size());
+      io.purgeLater(owner(key, window), bag.blocks(), settings.purgeDelay().getMillis());
+      state.setManifest(List.of());
+      state.clearMemory();
+    } else {
+      try {
+        bag.clear();
+        bag.collectGarbage();
+      } catch (IOException e) {
+        throw failure("could not purge", key, window, e);
+      }
     }
     progressState.clear();
   }

@@ -109,6 +109,11 @@ final class TieredVsNative {
         runner.honorsTestStreamWatermarks()
             ? p.apply(generator.toTestStream())
             : p.apply(LateEventSource.paced(generator, Duration.millis(120)));
+    return keyed(events);
+  }
+
+  /** The events as key and value. */
+  static PCollection<KV<Integer, Long>> keyed(PCollection<LateEvent> events) {
     return events
         .apply(
             "Key",

@@ -1,0 +1,124 @@
+package dev.eventide.tiering;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.eventide.testing.lateness.LateEvent;
+import dev.eventide.testing.lateness.LateEventGenerator;
+import dev.eventide.testing.lateness.LateEventSource;
+import dev.eventide.testing.lateness.LatenessDistribution;
+import dev.eventide.testing.runners.TestRunner;
+import dev.eventide.tiering.TieredVsNative.Summary;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.beam.runners.flink.FlinkPipelineOptions;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.values.KV;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A Flink job with checkpoints whose task fails mid-run: it restarts from the last checkpoint,
+ * whose TieredWindow state names blocks written before it, and ends with every window's final
+ * result equal to the result of all its events (what an undisturbed run gives).
+ */
+class TieredWindowCheckpointTest {
+  private static final Duration WINDOW = Duration.standardSeconds(10);
+  private static final AtomicInteger FAILURES = new AtomicInteger();
+  private static final AtomicInteger SEEN = new AtomicInteger();
+  private static final Map<String, String> FINAL = new ConcurrentHashMap<>();
+
+  @TempDir Path blocks;
+
+  /** Fails the task the first time it sees the event that arrives at the given time. */
+  private static final class FailOnce extends DoFn<LateEvent, LateEvent> {
+    private final Instant arrival;
+
+    FailOnce(Instant arrival) {
+      this.arrival = arrival;
+    }
+
+    @ProcessElement
+    public void process(@Element LateEvent event, OutputReceiver<LateEvent> out) {
+      SEEN.incrementAndGet();
+      if (event.arrivalTime().equals(arrival) && FAILURES.getAndIncrement() == 0) {
+        throw new IllegalStateException("injected task failure at " + arrival);
+      }
+      out.output(event);
+    }
+  }
+
+  /** Keeps each window's most complete result. */
+  private static final class KeepFinal extends DoFn<KV<Integer, String>, Void> {
+    @ProcessElement
+    public void process(@Element KV<Integer, String> kv, BoundedWindow window) {
+      FINAL.merge(
+          kv.getKey() + "@" + window, kv.getValue(), (a, b) -> count(a) >= count(b) ? a : b);
+    }
+  }
+
+  private static long count(String summary) {
+    return Long.parseLong(summary.substring(0, summary.indexOf(':')));
+  }
+
+  @Test
+  void aFailedTaskRecoversFromItsCheckpointWithTheSameFinalResults() {
+    // Lateness of at most two windows and three allowed: no event is dropped, whatever the timing.
+    LateEventGenerator events =
+        LateEventGenerator.builder()
+            .setEvents(600)
+            .setEventsPerWindow(40)
+            .setWatermarkPeriod(Duration.standardSeconds(5))
+            .setKeys(3)
+            .setLateFraction(0.5)
+            .setLateness(LatenessDistribution.uniform(0, 2))
+            .setSeed(9)
+            .build();
+    FlinkPipelineOptions options =
+        TieredVsNative.options(TestRunner.FLINK).as(FlinkPipelineOptions.class);
+    options.setCheckpointingInterval(100L);
+    options.setNumberOfExecutionRetries(2);
+    options.setExecutionRetryDelay(100L);
+
+    Pipeline p = Pipeline.create(options);
+    TieredVsNative.keyed(
+            p.apply(LateEventSource.paced(events, Duration.millis(60)))
+                .apply(ParDo.of(new FailOnce(events.arrivalTime(449)))))
+        .apply(
+            TieredWindow.of(FixedWindows.of(WINDOW), new Summary())
+                .withAllowedLateness(WINDOW.multipliedBy(3))
+                .withStore(blocks.toUri().toString())
+                .withMemoryBucket(0, 1 << 20)
+                .withPurgeDelay(Duration.standardMinutes(10)))
+        .apply(ParDo.of(new KeepFinal()));
+    p.run().waitUntilFinish();
+
+    assertEquals(
+        2, FAILURES.get(), "the task failed once, and saw event 450 again after restoring");
+    Map<String, List<Long>> expected = new TreeMap<>();
+    for (LateEvent e : events) {
+      IntervalWindow window =
+          new IntervalWindow(
+              e.eventTime().minus(Math.floorMod(e.eventTime().getMillis(), WINDOW.getMillis())),
+              WINDOW);
+      expected.computeIfAbsent(e.key() + "@" + window, w -> new ArrayList<>()).add(e.value());
+    }
+    Map<String, String> expectedSummaries = new TreeMap<>();
+    expected.forEach(
+        (window, values) -> expectedSummaries.put(window, new Summary().apply(0, null, values)));
+    assertTrue(expectedSummaries.size() > 20);
+    assertEquals(expectedSummaries, new TreeMap<>(FINAL));
+  }
+}

@@ -4,15 +4,19 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.CategoryAxis;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.plot.CategoryPlot;
+import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.renderer.category.BarRenderer;
+import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.category.DefaultCategoryDataset;
+import org.jfree.data.xy.XYSeriesCollection;
 
-/** Writes benchmark results as grouped bar charts (PNG). */
+/** Writes benchmark results as charts (PNG). */
 public final class Charts {
   private Charts() {}
 
@@ -31,6 +35,17 @@ public final class Charts {
         data);
   }
 
+  /** Writes a line chart of {@code data}, one line per series, with markers at the points. */
+  public static void lines(
+      Path file, String title, String xLabel, String yLabel, XYSeriesCollection data)
+      throws IOException {
+    JFreeChart chart =
+        ChartFactory.createXYLineChart(
+            title, xLabel, yLabel, data, PlotOrientation.VERTICAL, true, false, false);
+    ((XYLineAndShapeRenderer) chart.getXYPlot().getRenderer()).setDefaultShapesVisible(true);
+    save(file, chart);
+  }
+
   /**
    * Writes a grouped bar chart with a logarithmic value axis: rows of {@code data} are the series,
    * columns the categories.
@@ -43,7 +58,10 @@ public final class Charts {
     axis.setNumberFormatOverride(new java.text.DecimalFormat("#,##0"));
     CategoryPlot plot =
         new CategoryPlot(data, new CategoryAxis(categoryLabel), axis, new BarRenderer());
-    JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+    save(file, new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true));
+  }
+
+  private static void save(Path file, JFreeChart chart) throws IOException {
     Path parent = file.toAbsolutePath().getParent();
     if (parent != null) {
       Files.createDirectories(parent);

@@ -27,7 +27,11 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     versionProvider = EventideCli.Version.class,
     description = "Benchmarks that run the alternatives side by side in one run.",
-    subcommands = {BenchCommand.Transforms.class, BenchTrendsCommand.class})
+    subcommands = {
+      BenchCommand.Transforms.class,
+      BenchTrendsCommand.class,
+      BenchTieringCommand.class
+    })
 final class BenchCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -1,0 +1,321 @@
+package dev.eventide.pipelines.bench.tiering;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.management.GarbageCollectionNotificationInfo;
+import dev.eventide.testing.lateness.LateEvent;
+import dev.eventide.testing.lateness.LateEventGenerator;
+import dev.eventide.testing.lateness.LateEventSource;
+import dev.eventide.testing.lateness.LatenessDistribution;
+import dev.eventide.tiering.TieredWindow;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.management.NotificationEmitter;
+import javax.management.openmbean.CompositeData;
+import org.apache.beam.runners.direct.DirectRunner;
+import org.apache.beam.runners.flink.FlinkPipelineOptions;
+import org.apache.beam.runners.flink.FlinkRunner;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.MetricsFilter;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.GroupByKey;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.AfterProcessingTime;
+import org.apache.beam.sdk.transforms.windowing.AfterWatermark;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.joda.time.Duration;
+
+/**
+ * One run of the tiering benchmark, in a JVM of its own (started by {@link TieringBenchmark}): the
+ * workload on the variant with the given allowed lateness, measuring the heap after every garbage
+ * collection (heap pools only), the rates, and how long late events took to show up in a result.
+ * Prints one line, {@code RESULT <json>}, on standard output.
+ */
+public final class TieringRun {
+  /** The window of the stream, as in the Aion benchmark's scaled-down form. */
+  static final Duration WINDOW = Duration.standardSeconds(10);
+
+  /** How often Beam's native windowing re-fires a window while late events arrive. */
+  static final Duration NATIVE_LATE_FIRING_DELAY = Duration.millis(200);
+
+  private static final AtomicLong FIRST_ARRIVAL = new AtomicLong(Long.MAX_VALUE);
+  private static final AtomicLong LAST_ARRIVAL = new AtomicLong(Long.MIN_VALUE);
+  private static final List<Long> LATE_LATENCIES_MICROS =
+      Collections.synchronizedList(new ArrayList<>());
+  private static final List<Long> HEAP_AFTER_GC = Collections.synchronizedList(new ArrayList<>());
+
+  /** The settings of a run, as the parent passes them. */
+  public record Settings(
+      Workload workload,
+      Variant variant,
+      int pastWindows,
+      int eventsPerWindow,
+      int windows,
+      double lateFraction,
+      Path scratch) {
+
+    List<String> toArgs() {
+      return List.of(
+          workload.cliName(),
+          variant.cliName(),
+          Integer.toString(pastWindows),
+          Integer.toString(eventsPerWindow),
+          Integer.toString(windows),
+          Double.toString(lateFraction),
+          scratch.toString());
+    }
+
+    static Settings fromArgs(String[] args) {
+      return new Settings(
+          Workload.valueOf(args[0].toUpperCase(java.util.Locale.ROOT)),
+          Variant.fromCliName(args[1]),
+          Integer.parseInt(args[2]),
+          Integer.parseInt(args[3]),
+          Integer.parseInt(args[4]),
+          Double.parseDouble(args[5]),
+          Path.of(args[6]));
+    }
+
+    LateEventGenerator events() {
+      // Log-normal(1, 1) windows of lateness: a median of 2.7 windows, 4% later than 16.
+      return LateEventGenerator.builder()
+          .setWindow(WINDOW)
+          .setEventsPerWindow(eventsPerWindow)
+          .setEvents((long) eventsPerWindow * windows)
+          .setLateFraction(lateFraction)
+          .setLateness(LatenessDistribution.logNormal(1, 1))
+          .setKeys(1)
+          .setSeed(17)
+          .build();
+    }
+  }
+
+  private TieringRun() {}
+
+  public static void main(String[] args) throws Exception {
+    Settings settings = Settings.fromArgs(args);
+    watchGarbageCollections();
+    Pipeline p = Pipeline.create(options(settings));
+    build(p, settings);
+    long start = System.nanoTime();
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    double seconds = (System.nanoTime() - start) / 1e9;
+
+    long events = (long) settings.eventsPerWindow() * settings.windows();
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("seconds", seconds);
+    out.put("eventsPerSecond", events / seconds);
+    double ingestSeconds = (LAST_ARRIVAL.get() - FIRST_ARRIVAL.get()) / 1e9;
+    out.put("ingestEventsPerSecond", ingestSeconds > 0 ? events / ingestSeconds : 0);
+    List<Long> heap;
+    synchronized (HEAP_AFTER_GC) {
+      heap = new ArrayList<>(HEAP_AFTER_GC);
+    }
+    Collections.sort(heap);
+    out.put("garbageCollections", heap.size());
+    out.put("heapAfterGcMedianBytes", heap.isEmpty() ? 0 : heap.get(heap.size() / 2));
+    out.put("heapAfterGcPeakBytes", heap.isEmpty() ? 0 : heap.get(heap.size() - 1));
+    List<Long> latencies;
+    synchronized (LATE_LATENCIES_MICROS) {
+      latencies = new ArrayList<>(LATE_LATENCIES_MICROS);
+    }
+    Collections.sort(latencies);
+    out.put("latePanes", latencies.size());
+    out.put("lateLatencyP50Millis", percentile(latencies, 0.50) / 1000.0);
+    out.put("lateLatencyP99Millis", percentile(latencies, 0.99) / 1000.0);
+    for (String metric :
+        List.of(
+            "bytesDestaged",
+            "bytesStaged",
+            "prestageHits",
+            "prestageMisses",
+            "firingIoWaitMillis")) {
+      out.put(metric, metric(result, metric));
+    }
+    System.out.println("RESULT " + new ObjectMapper().writeValueAsString(out));
+    System.exit(0); // embedded Flink leaves non-daemon threads behind
+  }
+
+  private static long percentile(List<Long> sorted, double q) {
+    if (sorted.isEmpty()) {
+      return 0;
+    }
+    return sorted.get(Math.min(sorted.size() - 1, (int) Math.floor(q * sorted.size())));
+  }
+
+  private static PipelineOptions options(Settings settings) {
+    if (!settings.variant().flink()) {
+      PipelineOptions options = PipelineOptionsFactory.create();
+      options.setRunner(DirectRunner.class);
+      return options;
+    }
+    FlinkPipelineOptions options = PipelineOptionsFactory.as(FlinkPipelineOptions.class);
+    options.setRunner(FlinkRunner.class);
+    options.setFlinkMaster("[local]");
+    options.setStreaming(true);
+    options.setParallelism(1);
+    options.setShutdownSourcesAfterIdleMs(0L);
+    if (settings.variant() == Variant.NATIVE_FLINK_ROCKSDB) {
+      options.setStateBackend("rocksdb");
+      options.setStateBackendStoragePath(
+          settings.scratch().resolve("flink-state").toUri().toString());
+    }
+    return options;
+  }
+
+  static void build(Pipeline p, Settings settings) {
+    PCollection<KV<Integer, Reading>> readings =
+        p.apply("Read", LateEventSource.read(settings.events()))
+            .apply("Stamp", ParDo.of(new Stamp()))
+            .setCoder(KvCoder.of(VarIntCoder.of(), new Reading.Coder()));
+    Duration lateness = WINDOW.multipliedBy(settings.pastWindows());
+    FixedWindows windows = FixedWindows.of(WINDOW);
+    PCollection<KV<Integer, WindowResult>> results;
+    if (settings.variant().tiered()) {
+      results =
+          readings.apply(
+              "TieredWindow",
+              TieredWindow.of(windows, settings.workload().function())
+                  .withAllowedLateness(lateness)
+                  .withStore(settings.scratch().resolve("blocks").toUri().toString())
+                  .withPrestaging(settings.variant() == Variant.TIERED)
+                  .withOutputCoder(new WindowResult.Coder()));
+    } else {
+      results =
+          readings
+              .apply(
+                  "Window",
+                  Window.<KV<Integer, Reading>>into(windows)
+                      .triggering(
+                          AfterWatermark.pastEndOfWindow()
+                              .withLateFirings(
+                                  AfterProcessingTime.pastFirstElementInPane()
+                                      .plusDelayOf(NATIVE_LATE_FIRING_DELAY)))
+                      .withAllowedLateness(lateness)
+                      .accumulatingFiredPanes())
+              .apply("Group", GroupByKey.create())
+              .apply("Apply", ParDo.of(new ApplyFunction(settings.workload())))
+              .setCoder(KvCoder.of(VarIntCoder.of(), new WindowResult.Coder()));
+    }
+    results.apply("Probe", ParDo.of(new Probe()));
+  }
+
+  /** Gives each event its arrival time in this JVM. */
+  private static final class Stamp extends DoFn<LateEvent, KV<Integer, Reading>> {
+    @ProcessElement
+    public void process(@Element LateEvent e, OutputReceiver<KV<Integer, Reading>> out) {
+      long now = System.nanoTime();
+      FIRST_ARRIVAL.accumulateAndGet(now, Math::min);
+      LAST_ARRIVAL.accumulateAndGet(now, Math::max);
+      out.output(KV.of(e.key(), new Reading(e.eventTime().getMillis(), e.value(), now)));
+    }
+  }
+
+  /** The workload's window function on a native group. */
+  private static final class ApplyFunction
+      extends DoFn<KV<Integer, Iterable<Reading>>, KV<Integer, WindowResult>> {
+    private final Workload workload;
+
+    ApplyFunction(Workload workload) {
+      this.workload = workload;
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<Integer, Iterable<Reading>> group,
+        BoundedWindow window,
+        OutputReceiver<KV<Integer, WindowResult>> out) {
+      out.output(
+          KV.of(
+              group.getKey(), workload.function().apply(group.getKey(), window, group.getValue())));
+    }
+  }
+
+  /** Records how long the newest event of each late pane took to show up in it. */
+  private static final class Probe extends DoFn<KV<Integer, WindowResult>, Void> {
+    @ProcessElement
+    public void process(@Element KV<Integer, WindowResult> result, PaneInfo pane) {
+      if (pane.getTiming() == PaneInfo.Timing.LATE) {
+        LATE_LATENCIES_MICROS.add(
+            (System.nanoTime() - result.getValue().newestArrivalNanos()) / 1000);
+      }
+    }
+  }
+
+  private static long metric(PipelineResult result, String name) {
+    long sum = 0;
+    try {
+      for (MetricResult<Long> counter :
+          result
+              .metrics()
+              .queryMetrics(
+                  MetricsFilter.builder()
+                      .addNameFilter(MetricNameFilter.named("eventide.tiering", name))
+                      .build())
+              .getCounters()) {
+        sum += counter.getAttempted();
+      }
+    } catch (UnsupportedOperationException e) {
+      return -1;
+    }
+    return sum;
+  }
+
+  /** Records the heap in use after every collection, from the JVM's GC notifications. */
+  private static void watchGarbageCollections() {
+    Set<String> heapPools = new HashSet<>();
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == MemoryType.HEAP) {
+        heapPools.add(pool.getName());
+      }
+    }
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      ((NotificationEmitter) gc)
+          .addNotificationListener(
+              (notification, handback) -> {
+                if (!notification
+                    .getType()
+                    .equals(GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION)) {
+                  return;
+                }
+                GarbageCollectionNotificationInfo info =
+                    GarbageCollectionNotificationInfo.from(
+                        (CompositeData) notification.getUserData());
+                long used = 0;
+                for (Map.Entry<String, MemoryUsage> pool :
+                    info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
+                  if (heapPools.contains(pool.getKey())) {
+                    used += pool.getValue().getUsed();
+                  }
+                }
+                HEAP_AFTER_GC.add(used);
+              },
+              null,
+              null);
+    }
+  }
+}

@@ -60,7 +60,7 @@ final class BenchTieringCommand implements Callable<Integer> {
       names = "--events-per-window",
       defaultValue = "20000",
       paramLabel = "N",
-      description = "Events per 10 s window (default: ${DEFAULT-VALUE}).")
+      description = "Events per 1 min window, at most 60000 (default: ${DEFAULT-VALUE}).")
   int eventsPerWindow;
 
   @Option(
@@ -114,9 +114,10 @@ final class BenchTieringCommand implements Callable<Integer> {
   }
 
   private TieringBenchmark.Plan plan() throws java.io.IOException {
-    if (eventsPerWindow < 1 || windows < 1 || timeoutSeconds < 1) {
+    if (eventsPerWindow < 1 || eventsPerWindow > 60_000 || windows < 1 || timeoutSeconds < 1) {
       throw new EventideCli.UsageException(
-          "--events-per-window, --windows and --timeout must be positive");
+          "--events-per-window must be in [1, 60000] (one event per ms of a 1 min window),"
+              + " --windows and --timeout positive");
     }
     if (!(lateFraction >= 0 && lateFraction <= 1)) {
       throw new EventideCli.UsageException("--late-fraction must be in [0, 1]");

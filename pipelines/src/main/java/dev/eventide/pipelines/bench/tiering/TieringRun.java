@@ -55,8 +55,8 @@ import org.joda.time.Duration;
  * Prints one line, {@code RESULT <json>}, on standard output.
  */
 public final class TieringRun {
-  /** The window of the stream, as in the Aion benchmark's scaled-down form. */
-  static final Duration WINDOW = Duration.standardSeconds(10);
+  /** The window of the stream (event time); at most one event per millisecond of it. */
+  static final Duration WINDOW = Duration.standardMinutes(1);
 
   /** How often Beam's native windowing re-fires a window while late events arrive. */
   static final Duration NATIVE_LATE_FIRING_DELAY = Duration.millis(200);

@@ -30,9 +30,11 @@ class InMemoryBlockStoreTest extends BlockStoreContractTest {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> BlockStores.open("s3://bucket/x"));
     assertEquals(
-        "unsupported block store 's3://bucket/x': expected file:///dir, gs://bucket/prefix or"
-            + " memory:name",
+        "unsupported block store 's3://bucket/x': expected file:///dir, gs://bucket/prefix,"
+            + " memory:name or the scheme of a BlockStoreProvider",
         e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> BlockStores.open("just words"));
+    assertThrows(IllegalArgumentException.class, () -> BlockStores.checkUri("memory:"));
+    assertThrows(IllegalArgumentException.class, () -> BlockStores.checkUri(null));
   }
 }

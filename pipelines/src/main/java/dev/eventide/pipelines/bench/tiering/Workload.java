@@ -67,7 +67,10 @@ public enum Workload {
       }
       String top =
           counts.entrySet().stream()
-              .max(Map.Entry.<String, Integer>comparingByValue().thenComparing(Map.Entry::getKey))
+              // the most frequent; among equals, the first in alphabetical order
+              .max(
+                  Map.Entry.<String, Integer>comparingByValue()
+                      .thenComparing(Map.Entry::getKey, Comparator.reverseOrder()))
               .map(e -> e.getKey() + " x" + e.getValue())
               .orElse("-");
       return new WindowResult(ordered.size(), top, newest);

@@ -162,7 +162,11 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
     try {
       bag.add(element.getValue());
     } catch (IOException e) {
-      throw failure("could not add a late element to", element.getKey(), window, e);
+      throw failure(
+          late ? "could not add a late element to" : "could not add an element to",
+          element.getKey(),
+          window,
+          e);
     }
     if (!progress.pending()) {
       if (settings.prestaging() && progress.panes() > 0) {

@@ -58,8 +58,10 @@ import org.joda.time.Duration;
  *
  * <p>Metrics (namespace {@value TieredWindowDoFn#METRICS}): {@code bytesDestaged}, {@code
  * bytesStaged}, {@code blocksWritten}, {@code blocksPurged}, {@code prestageHits}, {@code
- * prestageMisses}, {@code firingIoWaitMillis}, {@code onTimePanes}, {@code latePanes} and the
- * distribution {@code memoryBucketBytes} (a window's memory bucket at each firing).
+ * prestageMisses}, {@code firingIoWaitMillis}, {@code onTimePanes}, {@code latePanes}, and the
+ * distributions {@code onTimeFiringIoWaitMillis} and {@code lateFiringIoWaitMillis} (what one
+ * firing waited on block reads) and {@code memoryBucketBytes} (a window's memory bucket at each
+ * firing).
  *
  * @param <K> the key; its coder must be deterministic
  * @param <V> the values

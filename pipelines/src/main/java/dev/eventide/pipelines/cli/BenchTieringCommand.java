@@ -80,6 +80,15 @@ final class BenchTieringCommand implements Callable<Integer> {
   double lateFraction;
 
   @Option(
+      names = "--store-delay-ms",
+      defaultValue = "0",
+      paramLabel = "MS",
+      description =
+          "Extra time every block read and write of the tiered variants takes, to stand for a"
+              + " remote store such as GCS (default: ${DEFAULT-VALUE}).")
+  long storeDelayMillis;
+
+  @Option(
       names = "--xmx",
       defaultValue = "256m",
       paramLabel = "SIZE",
@@ -122,6 +131,9 @@ final class BenchTieringCommand implements Callable<Integer> {
     if (!(lateFraction >= 0 && lateFraction <= 1)) {
       throw new EventideCli.UsageException("--late-fraction must be in [0, 1]");
     }
+    if (storeDelayMillis < 0) {
+      throw new EventideCli.UsageException("--store-delay-ms must not be negative");
+    }
     if (pastWindows.stream().anyMatch(n -> n < 0)) {
       throw new EventideCli.UsageException("--past-windows must not be negative");
     }
@@ -152,6 +164,7 @@ final class BenchTieringCommand implements Callable<Integer> {
         eventsPerWindow,
         windows,
         lateFraction,
+        storeDelayMillis,
         maxHeap,
         timeoutSeconds,
         Files.createTempDirectory("eventide-bench-tiering"));

@@ -78,6 +78,10 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
   private static final Counter IO_WAIT_MILLIS = Metrics.counter(METRICS, "firingIoWaitMillis");
   private static final Counter ON_TIME_PANES = Metrics.counter(METRICS, "onTimePanes");
   private static final Counter LATE_PANES = Metrics.counter(METRICS, "latePanes");
+  private static final Distribution ON_TIME_FIRING_IO_WAIT =
+      Metrics.distribution(METRICS, "onTimeFiringIoWaitMillis");
+  private static final Distribution LATE_FIRING_IO_WAIT =
+      Metrics.distribution(METRICS, "lateFiringIoWaitMillis");
   private static final Distribution MEMORY_BUCKET_BYTES =
       Metrics.distribution(METRICS, "memoryBucketBytes");
 
@@ -235,7 +239,26 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
     if (!progress.pending()) {
       return;
     }
-    TieredBag<V> bag = bag(key, window, state, Priority.DESTAGE);
+    long[] waitedMillis = {0};
+    TieredIo.Listener listener =
+        new TieredIo.Listener() {
+          @Override
+          public void written(long bytes) {
+            METRICS_LISTENER.written(bytes);
+          }
+
+          @Override
+          public void read(long bytes, boolean prestaged, long waited) {
+            METRICS_LISTENER.read(bytes, prestaged, waited);
+            waitedMillis[0] += waited;
+          }
+
+          @Override
+          public void deleted(int blocks) {
+            METRICS_LISTENER.deleted(blocks);
+          }
+        };
+    TieredBag<V> bag = bag(key, window, state, io.view(Priority.DESTAGE, listener));
     MEMORY_BUCKET_BYTES.update(bag.memoryBytes());
     O result;
     try {
@@ -249,6 +272,7 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
         .setPaneInfo(progress.nextPane(last))
         .output();
     (progress.panes() == 0 ? ON_TIME_PANES : LATE_PANES).inc();
+    (progress.panes() == 0 ? ON_TIME_FIRING_IO_WAIT : LATE_FIRING_IO_WAIT).update(waitedMillis[0]);
     if (!last) {
       try {
         bag.destage((long) Math.ceil(settings.bootstrapFraction() * progress.elements()));
@@ -260,11 +284,15 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
   }
 
   private TieredBag<V> bag(K key, BoundedWindow window, BeamBagState<V> state, Priority priority) {
+    return bag(key, window, state, io.view(priority, METRICS_LISTENER));
+  }
+
+  private TieredBag<V> bag(K key, BoundedWindow window, BeamBagState<V> state, BlockStore store) {
     return new TieredBag<>(
         owner(key, window),
         valueCoder,
         state,
-        io.view(priority, METRICS_LISTENER),
+        store,
         new TieredBag.Limits(settings.memoryElements(), settings.memoryBytes()));
   }
 

@@ -34,6 +34,7 @@ public final class TieringBenchmark {
       int eventsPerWindow,
       int windows,
       double lateFraction,
+      long storeDelayMillis,
       String maxHeap,
       long timeoutSeconds,
       Path scratch) {}
@@ -93,6 +94,7 @@ public final class TieringBenchmark {
             plan.eventsPerWindow(),
             plan.windows(),
             plan.lateFraction(),
+            plan.storeDelayMillis(),
             scratch);
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -134,11 +136,15 @@ public final class TieringBenchmark {
         new ObjectMapper().readTree(line.get().substring("RESULT ".length())));
   }
 
-  /** Prints one row per run, with throughput and peak heap relative to native Flink (heap). */
+  /**
+   * Prints one row per run: heap after GC, events/s and their ratio to native Flink (heap),
+   * ingestion rate, latency of late results, and for TieredWindow the mean milliseconds a late
+   * firing waited on block reads and the pre-stage hits and misses.
+   */
   public static void printTable(List<Result> results, PrintWriter out) {
     out.printf(
         Locale.ROOT,
-        "%-8s %5s %-21s %9s %9s %10s %7s %9s %10s %10s %s%n",
+        "%-8s %5s %-21s %9s %9s %10s %7s %9s %10s %10s %9s %s%n",
         "workload",
         "past",
         "variant",
@@ -149,6 +155,7 @@ public final class TieringBenchmark {
         "ingest/s",
         "late p50",
         "late p99",
+        "late I/O",
         "pre-stage hits/misses");
     for (Result r : results) {
       if (!r.ok()) {
@@ -173,17 +180,22 @@ public final class TieringBenchmark {
               .orElse(Double.NaN);
       out.printf(
           Locale.ROOT,
-          "%-8s %5d %-21s %7.1fMB %7.1fMB %10.0f %6.2fx %9.0f %8.0fms %8.0fms %s%n",
+          "%-8s %5d %-21s %7.1fMB %7.1fMB %10.0f %7s %9.0f %8.0fms %8.0fms %9s %s%n",
           r.workload().cliName(),
           r.pastWindows(),
           r.variant().cliName(),
           r.get("heapAfterGcMedianBytes") / 1e6,
           r.get("heapAfterGcPeakBytes") / 1e6,
           r.get("eventsPerSecond"),
-          r.get("eventsPerSecond") / baseline,
+          Double.isNaN(baseline)
+              ? "-"
+              : String.format(Locale.ROOT, "%.2fx", r.get("eventsPerSecond") / baseline),
           r.get("ingestEventsPerSecond"),
           r.get("lateLatencyP50Millis"),
           r.get("lateLatencyP99Millis"),
+          r.variant().tiered()
+              ? String.format(Locale.ROOT, "%.1fms", r.get("lateFiringIoWaitMeanMillis"))
+              : "-",
           r.variant().tiered()
               ? (long) r.get("prestageHits") + "/" + (long) r.get("prestageMisses")
               : "-");

@@ -30,6 +30,7 @@ import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.metrics.DistributionResult;
 import org.apache.beam.sdk.metrics.MetricNameFilter;
 import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.MetricsFilter;
@@ -75,7 +76,14 @@ public final class TieringRun {
       int eventsPerWindow,
       int windows,
       double lateFraction,
+      long storeDelayMillis,
       Path scratch) {
+
+    /** The block store of a tiered run: a local directory, behind a delay if one is asked for. */
+    String store() {
+      String local = scratch.resolve("blocks").toUri().toString();
+      return storeDelayMillis > 0 ? "delayed:" + storeDelayMillis + ":" + local : local;
+    }
 
     List<String> toArgs() {
       return List.of(
@@ -85,6 +93,7 @@ public final class TieringRun {
           Integer.toString(eventsPerWindow),
           Integer.toString(windows),
           Double.toString(lateFraction),
+          Long.toString(storeDelayMillis),
           scratch.toString());
     }
 
@@ -96,7 +105,8 @@ public final class TieringRun {
           Integer.parseInt(args[3]),
           Integer.parseInt(args[4]),
           Double.parseDouble(args[5]),
-          Path.of(args[6]));
+          Long.parseLong(args[6]),
+          Path.of(args[7]));
     }
 
     LateEventGenerator events() {
@@ -144,7 +154,7 @@ public final class TieringRun {
       latencies = new ArrayList<>(LATE_LATENCIES_MICROS);
     }
     Collections.sort(latencies);
-    out.put("latePanes", latencies.size());
+    out.put("lateResults", latencies.size());
     out.put("lateLatencyP50Millis", percentile(latencies, 0.50) / 1000.0);
     out.put("lateLatencyP99Millis", percentile(latencies, 0.99) / 1000.0);
     for (String metric :
@@ -153,9 +163,12 @@ public final class TieringRun {
             "bytesStaged",
             "prestageHits",
             "prestageMisses",
-            "firingIoWaitMillis")) {
+            "firingIoWaitMillis",
+            "onTimePanes",
+            "latePanes")) {
       out.put(metric, metric(result, metric));
     }
+    out.put("lateFiringIoWaitMeanMillis", meanOf(result, "lateFiringIoWaitMillis"));
     System.out.println("RESULT " + new ObjectMapper().writeValueAsString(out));
     System.exit(0); // embedded Flink leaves non-daemon threads behind
   }
@@ -201,7 +214,7 @@ public final class TieringRun {
               "TieredWindow",
               TieredWindow.of(windows, settings.workload().function())
                   .withAllowedLateness(lateness)
-                  .withStore(settings.scratch().resolve("blocks").toUri().toString())
+                  .withStore(settings.store())
                   .withPrestaging(settings.variant() == Variant.TIERED)
                   .withOutputCoder(new WindowResult.Coder()));
     } else {
@@ -283,6 +296,27 @@ public final class TieringRun {
       return -1;
     }
     return sum;
+  }
+
+  private static double meanOf(PipelineResult result, String distribution) {
+    long sum = 0;
+    long count = 0;
+    try {
+      for (MetricResult<DistributionResult> d :
+          result
+              .metrics()
+              .queryMetrics(
+                  MetricsFilter.builder()
+                      .addNameFilter(MetricNameFilter.named("eventide.tiering", distribution))
+                      .build())
+              .getDistributions()) {
+        sum += d.getAttempted().getSum();
+        count += d.getAttempted().getCount();
+      }
+    } catch (UnsupportedOperationException e) {
+      return -1;
+    }
+    return count == 0 ? 0 : (double) sum / count;
   }
 
   /** Records the heap in use after every collection, from the JVM's GC notifications. */

@@ -1,8 +1,12 @@
 package dev.eventide.pipelines.bench.tiering;
 
 import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.eventide.tiering.store.BlockStore;
+import dev.eventide.tiering.store.BlockStores;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -22,5 +26,17 @@ class TieringBenchmarkTest {
     assertThat(bigrams.newestArrivalNanos(), equalTo(50L));
     WindowResult average = Workload.AVERAGE.function().apply(0, null, readings);
     assertThat(average.answer(), equalTo("1.400"));
+  }
+
+  @Test
+  void aDelayedStoreIsOpenedByUriAndKeepsWhatItIsGiven() throws Exception {
+    try (BlockStore store = BlockStores.open("delayed:1:memory:delayed-test")) {
+      byte[] block = {1, 2, 3};
+      assertThat(store.read(store.write("owner", block)), equalTo(block));
+    }
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> BlockStores.checkUri("delayed:x:memory:y"));
+    assertThat(e.getMessage(), containsString("delayed:MILLIS:URI"));
   }
 }

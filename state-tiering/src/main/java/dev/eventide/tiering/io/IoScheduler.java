@@ -117,14 +117,15 @@ public final class IoScheduler implements AutoCloseable {
   }
 
   /**
-   * Queues an I/O task after a delay (of processing time); returns at once. A task still waiting
-   * when the scheduler closes or the JVM stops does not run.
+   * Runs the action (which typically queues I/O) after a delay of processing time; returns at once.
+   * An action still waiting when the scheduler closes or the JVM stops does not run; one that
+   * queues I/O on a closed scheduler is dropped.
    */
-  public void later(long delayMillis, Priority priority, IoTask<?> task) {
+  public void afterDelay(long delayMillis, Runnable action) {
     delayer.schedule(
         () -> {
           try {
-            io(priority, task);
+            action.run();
           } catch (RejectedExecutionException e) {
             // closed meanwhile: dropped, as documented
           }

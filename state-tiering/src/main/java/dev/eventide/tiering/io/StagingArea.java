@@ -1,10 +1,10 @@
 package dev.eventide.tiering.io;
 
 import dev.eventide.tiering.store.BlockName;
-import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 
 /**
  * Blocks read ahead of a late firing (Aion's pre-staging), held until the firing takes them. The
@@ -12,19 +12,29 @@ import java.util.function.Supplier;
  * reads on demand, so a burst of late events never turns into unbounded heap.
  *
  * <p>A block is taken once: a firing removes what it reads, so the window's state goes back to the
- * store (and the heap stays flat) until the next late event stages it again.
+ * store (and the heap stays flat) until the next late event stages it again. A block nobody takes
+ * (read on demand before its pre-stage finished, or purged) ages out.
  */
 public final class StagingArea {
-  private static final StagingArea SHARED = new StagingArea(4096);
+  private static final StagingArea SHARED = new StagingArea(4096, 60_000_000_000L);
 
-  private final Map<BlockName, CompletableFuture<byte[]>> staged = new HashMap<>(); // guarded
+  private record Staged(CompletableFuture<byte[]> read, long sinceNanos) {}
+
+  private final Map<BlockName, Staged> staged = new LinkedHashMap<>(); // guarded; oldest first
   private final int capacity;
+  private final long maxAgeNanos;
 
-  public StagingArea(int capacity) {
-    if (capacity < 0) {
-      throw new IllegalArgumentException("staging capacity must be >= 0, but was " + capacity);
+  /**
+   * An area of at most {@code capacity} blocks; a block nobody took within {@code maxAgeNanos} (its
+   * firing read it on demand, or its window was purged) is dropped.
+   */
+  public StagingArea(int capacity, long maxAgeNanos) {
+    if (capacity < 0 || maxAgeNanos < 0) {
+      throw new IllegalArgumentException(
+          "staging capacity and age must be >= 0, but were " + capacity + ", " + maxAgeNanos);
     }
     this.capacity = capacity;
+    this.maxAgeNanos = maxAgeNanos;
   }
 
   /** The staging area of this JVM, shared by every tiered window. */
@@ -32,18 +42,30 @@ public final class StagingArea {
     return SHARED;
   }
 
-  /** Stages the block with the read if it is not staged yet and there is room. */
-  synchronized boolean offer(BlockName name, Supplier<CompletableFuture<byte[]>> read) {
+  /**
+   * Stages the block's read if the block is not staged yet and there is room; returns whether it
+   * did (if not, the read's result is simply not kept).
+   */
+  synchronized boolean offer(BlockName name, CompletableFuture<byte[]> read) {
+    long now = System.nanoTime();
+    Iterator<Staged> oldest = staged.values().iterator();
+    while (oldest.hasNext()) {
+      if (now - oldest.next().sinceNanos() <= maxAgeNanos) {
+        break;
+      }
+      oldest.remove();
+    }
     if (staged.containsKey(name) || staged.size() >= capacity) {
       return false;
     }
-    staged.put(name, read.get());
+    staged.put(name, new Staged(read, now));
     return true;
   }
 
   /** Removes and returns the staged read of the block, or null if it is not staged. */
   synchronized CompletableFuture<byte[]> take(BlockName name) {
-    return staged.remove(name);
+    Staged s = staged.remove(name);
+    return s == null ? null : s.read();
   }
 
   /** Blocks staged or being staged. */

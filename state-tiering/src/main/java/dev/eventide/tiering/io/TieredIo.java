@@ -7,9 +7,11 @@ import dev.eventide.tiering.store.BlockStore;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.function.LongConsumer;
 
 /**
  * The block I/O of one tiered window operator: every store call runs on the JVM's {@link
@@ -64,17 +66,39 @@ public final class TieredIo {
   }
 
   /**
-   * Starts reading the blocks into the staging area at {@link Priority#PRESTAGE}, skipping those
-   * already staged or that would overflow it; returns how many reads were queued.
+   * Starts reading the blocks into the staging area at {@link Priority#PRESTAGE} after {@code
+   * delayMillis} (0: now), skipping those already staged or that would overflow it; reports how
+   * long staging took, from the start to the last block read, to {@code staged} (on the I/O
+   * thread).
    */
-  public int prestage(List<BlockName> blocks) {
-    int queued = 0;
+  public void prestage(List<BlockName> blocks, long delayMillis, LongConsumer staged) {
+    if (delayMillis > 0) {
+      scheduler.afterDelay(delayMillis, () -> prestage(blocks, 0, staged));
+      return;
+    }
+    long start = System.nanoTime();
+    List<CompletableFuture<byte[]>> reads = new ArrayList<>();
     for (BlockName name : blocks) {
-      if (staging.offer(name, () -> scheduler.io(Priority.PRESTAGE, () -> store.read(name)))) {
-        queued++;
+      CompletableFuture<byte[]> slot = new CompletableFuture<>();
+      if (staging.offer(name, slot)) {
+        scheduler
+            .io(Priority.PRESTAGE, () -> store.read(name))
+            .whenComplete(
+                (bytes, failure) -> {
+                  if (failure != null) {
+                    staging.take(name); // a firing reads it on demand and reports the error
+                    slot.completeExceptionally(failure);
+                  } else {
+                    slot.complete(bytes);
+                  }
+                });
+        reads.add(slot);
       }
     }
-    return queued;
+    if (!reads.isEmpty()) {
+      CompletableFuture.allOf(reads.toArray(new CompletableFuture<?>[0]))
+          .whenComplete((ignored, failure) -> staged.accept(System.nanoTime() - start));
+    }
   }
 
   /**
@@ -82,18 +106,21 @@ public final class TieredIo {
    * checkpoint taken before the purge finds the blocks its restored state names.
    */
   public void purgeLater(String owner, List<BlockName> blocks, long delayMillis) {
-    scheduler.later(
+    scheduler.afterDelay(
         delayMillis,
-        Priority.DESTAGE,
-        () -> {
-          for (BlockName name : blocks) {
-            store.delete(name);
-          }
-          for (BlockName name : store.list(owner)) {
-            store.delete(name);
-          }
-          return null;
-        });
+        () ->
+            scheduler.io(
+                Priority.DESTAGE,
+                () -> {
+                  for (BlockName name : blocks) {
+                    staging.take(name);
+                    store.delete(name);
+                  }
+                  for (BlockName name : store.list(owner)) {
+                    store.delete(name);
+                  }
+                  return null;
+                }));
   }
 
   /** The store as seen by work of this priority, reporting to the listener. */

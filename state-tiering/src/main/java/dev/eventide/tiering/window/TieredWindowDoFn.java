@@ -4,8 +4,10 @@ import dev.eventide.tiering.WindowFunction;
 import dev.eventide.tiering.bag.TieredBag;
 import dev.eventide.tiering.io.IoScheduler;
 import dev.eventide.tiering.io.IoScheduler.Priority;
+import dev.eventide.tiering.io.PrestagePlanner;
 import dev.eventide.tiering.io.StagingArea;
 import dev.eventide.tiering.io.TieredIo;
+import dev.eventide.tiering.store.BlockName;
 import dev.eventide.tiering.store.BlockStore;
 import dev.eventide.tiering.store.BlockStores;
 import java.io.IOException;
@@ -47,7 +49,8 @@ import org.joda.time.Instant;
  *   <li>The {@code fire} timer, at the end of the window, fires the on-time pane and destages the
  *       window (keeping the bootstrap fraction). A late element sets it again: it is already due,
  *       so it fires at the next watermark advance, with every late element that came before it. The
- *       first late element of a destaged window pre-stages its blocks.
+ *       first late element of a destaged window pre-stages its blocks: a learned Δt before the next
+ *       watermark advance is expected ({@link PrestagePlanner}), or at once.
  *   <li>The {@code purge} timer, at the end of the allowed lateness, deletes the window's blocks,
  *       at once or after the purge delay.
  * </ul>
@@ -113,6 +116,7 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
   private final Coder<? extends BoundedWindow> windowCoder;
 
   private transient TieredIo io;
+  private transient PrestagePlanner planner;
 
   public TieredWindowDoFn(
       Settings settings,
@@ -132,6 +136,7 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
   public void setup() throws IOException {
     BlockStore store = BlockStores.open(settings.storeUri());
     io = new TieredIo(store, IoScheduler.shared(), StagingArea.shared());
+    planner = new PrestagePlanner();
   }
 
   @Teardown
@@ -152,7 +157,9 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
       @TimerId("fire") Timer fire,
       @TimerId("purge") Timer purge) {
     Instant end = window.maxTimestamp();
-    boolean late = fire.getCurrentRelativeTime().isAfter(end);
+    Instant watermark = fire.getCurrentRelativeTime();
+    boolean late = watermark.isAfter(end);
+    planner.observeWatermark(watermark.getMillis(), System.nanoTime());
     WindowProgress progress = read(progressState);
     if (progress.elements() == 0) {
       purge.set(end.plus(settings.allowedLateness()));
@@ -174,7 +181,10 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
     }
     if (!progress.pending()) {
       if (settings.prestaging() && progress.panes() > 0) {
-        io.prestage(bag.blocks());
+        List<BlockName> blocks = bag.blocks();
+        long delayNanos = planner.delayNanos(blocks.size(), System.nanoTime());
+        io.prestage(
+            blocks, delayNanos / 1_000_000, nanos -> planner.observeStaging(blocks.size(), nanos));
       }
       // Due now if the element is late: it fires at the next watermark advance.
       fire.withOutputTimestamp(end).set(end);

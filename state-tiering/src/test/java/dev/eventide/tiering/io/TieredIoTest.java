@@ -1,0 +1,105 @@
+package dev.eventide.tiering.io;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.eventide.tiering.io.IoScheduler.Priority;
+import dev.eventide.tiering.store.BlockName;
+import dev.eventide.tiering.store.BlockStore;
+import dev.eventide.tiering.store.BlockStores;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class TieredIoTest {
+  private final IoScheduler scheduler = new IoScheduler(2);
+
+  @AfterEach
+  void close() throws InterruptedException {
+    scheduler.close();
+  }
+
+  /** Counts reads: prestaged ones and those on demand. */
+  private static final class Reads implements TieredIo.Listener {
+    final AtomicInteger hits = new AtomicInteger();
+    final AtomicInteger misses = new AtomicInteger();
+
+    @Override
+    public void written(long bytes) {}
+
+    @Override
+    public void read(long bytes, boolean prestaged, long waitedMillis) {
+      (prestaged ? hits : misses).incrementAndGet();
+    }
+
+    @Override
+    public void deleted(int blocks) {}
+  }
+
+  @Test
+  void aPrestagedBlockIsReadFromTheStagingAreaOnce() throws Exception {
+    BlockStore store = BlockStores.open("memory:" + UUID.randomUUID());
+    TieredIo io = new TieredIo(store, scheduler, new StagingArea(10, Long.MAX_VALUE));
+    BlockName a = store.write("w", new byte[] {1});
+    BlockName b = store.write("w", new byte[] {2});
+    CountDownLatch staged = new CountDownLatch(1);
+    AtomicLong nanos = new AtomicLong(-1);
+    io.prestage(
+        List.of(a, b),
+        0,
+        n -> {
+          nanos.set(n);
+          staged.countDown();
+        });
+    assertTrue(staged.await(10, TimeUnit.SECONDS));
+    assertTrue(nanos.get() >= 0, "staging time reported");
+    Reads reads = new Reads();
+    BlockStore view = io.view(Priority.DESTAGE, reads);
+    assertArrayEquals(new byte[] {1}, view.read(a));
+    assertArrayEquals(new byte[] {2}, view.read(b));
+    assertArrayEquals(new byte[] {1}, view.read(a)); // taken once: now on demand
+    assertEquals(2, reads.hits.get());
+    assertEquals(1, reads.misses.get());
+  }
+
+  @Test
+  void aFailedPrestageIsReadAgainOnDemandAndADelayedOneWaits() throws Exception {
+    BlockStore store = BlockStores.open("memory:" + UUID.randomUUID());
+    StagingArea staging = new StagingArea(10, Long.MAX_VALUE);
+    TieredIo io = new TieredIo(store, scheduler, staging);
+    BlockName missing = BlockName.of("w", new byte[] {9});
+    CountDownLatch done = new CountDownLatch(1);
+    io.prestage(List.of(missing), 0, n -> done.countDown());
+    assertTrue(done.await(10, TimeUnit.SECONDS));
+    assertNull(staging.take(missing), "a failed pre-stage leaves nothing staged");
+
+    BlockName a = store.write("w", new byte[] {1});
+    io.prestage(List.of(a), 60_000, n -> {});
+    assertEquals(0, staging.size(), "a delayed pre-stage has not started");
+  }
+
+  @Test
+  void theStagingAreaIsBoundedAndForgetsWhatNobodyTakes() throws Exception {
+    StagingArea full = new StagingArea(1, Long.MAX_VALUE);
+    BlockName a = BlockName.of("w", new byte[] {1});
+    BlockName b = BlockName.of("w", new byte[] {2});
+    assertTrue(full.offer(a, new CompletableFuture<>()));
+    assertFalse(full.offer(a, new CompletableFuture<>()), "already staged");
+    assertFalse(full.offer(b, new CompletableFuture<>()), "full");
+
+    StagingArea ageing = new StagingArea(1, 0);
+    assertTrue(ageing.offer(a, new CompletableFuture<>()));
+    Thread.sleep(1);
+    assertTrue(ageing.offer(b, new CompletableFuture<>()), "a aged out");
+    assertNull(ageing.take(a));
+  }
+}

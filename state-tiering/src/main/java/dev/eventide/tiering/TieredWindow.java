@@ -92,6 +92,8 @@ public abstract class TieredWindow<K, V, O>
 
   abstract boolean prestaging();
 
+  abstract boolean prestageAhead();
+
   abstract @Nullable Coder<O> outputCoder();
 
   abstract Duration purgeDelay();
@@ -115,6 +117,8 @@ public abstract class TieredWindow<K, V, O>
     abstract Builder<K, V, O> setBootstrapFraction(double fraction);
 
     abstract Builder<K, V, O> setPrestaging(boolean prestaging);
+
+    abstract Builder<K, V, O> setPrestageAhead(boolean ahead);
 
     abstract Builder<K, V, O> setOutputCoder(Coder<O> coder);
 
@@ -149,6 +153,7 @@ public abstract class TieredWindow<K, V, O>
         .setMemoryBytes(DEFAULT_MEMORY_BYTES)
         .setBootstrapFraction(0.0)
         .setPrestaging(true)
+        .setPrestageAhead(false)
         .setPurgeDelay(Duration.ZERO)
         .build();
   }
@@ -210,6 +215,16 @@ public abstract class TieredWindow<K, V, O>
   }
 
   /**
+   * Whether pre-staging waits until a learned Δt before the late pane is expected to fire (the next
+   * watermark advance, with periodic watermarks) instead of starting at the first late value
+   * (default false). Waiting holds staged blocks in memory for less time; it can be late when I/O
+   * queues vary (see docs/benchmarks.md), and then the pane reads on demand.
+   */
+  public TieredWindow<K, V, O> withPrestagingAhead(boolean ahead) {
+    return toBuilder().setPrestageAhead(ahead).build();
+  }
+
+  /**
    * How long a window's blocks stay in the store after the end of its allowed lateness (default 0:
    * deleted at once). On a runner that restores checkpoints (Flink), make it longer than a
    * checkpoint interval plus the time to recover, or a window restored from a checkpoint taken
@@ -265,6 +280,7 @@ public abstract class TieredWindow<K, V, O>
             memoryBytes(),
             bootstrapFraction(),
             prestaging(),
+            prestageAhead(),
             allowedLateness(),
             purgeDelay());
     Coder<? extends BoundedWindow> windowCoder =
@@ -315,6 +331,7 @@ public abstract class TieredWindow<K, V, O>
             DisplayData.item("bootstrapFraction", bootstrapFraction())
                 .withLabel("Bootstrap fraction"))
         .add(DisplayData.item("prestaging", prestaging()).withLabel("Pre-staging"))
+        .add(DisplayData.item("prestageAhead", prestageAhead()).withLabel("Pre-stage Δt ahead"))
         .add(DisplayData.item("purgeDelay", purgeDelay()).withLabel("Purge delay"));
   }
 }

@@ -63,7 +63,12 @@ final class TieredVsNative {
 
   /** A variant of {@link TieredWindow} under test. */
   record Variant(
-      String name, long memoryElements, long memoryBytes, double bootstrap, boolean prestaging)
+      String name,
+      long memoryElements,
+      long memoryBytes,
+      double bootstrap,
+      boolean prestaging,
+      boolean ahead)
       implements Serializable {
     TieredWindow<Integer, Long, String> apply(
         WindowFn<Object, ?> windows, Duration lateness, String store) {
@@ -72,18 +77,19 @@ final class TieredVsNative {
           .withStore(store)
           .withMemoryBucket(memoryElements, memoryBytes)
           .withBootstrapFraction(bootstrap)
-          .withPrestaging(prestaging);
+          .withPrestaging(prestaging)
+          .withPrestagingAhead(ahead);
     }
   }
 
   /** From everything in the store to everything in memory. */
   static final List<Variant> VARIANTS =
       List.of(
-          new Variant("store-only", 0, 1 << 20, 0, true),
-          new Variant("one-element", 1, 1 << 20, 0, true),
-          new Variant("seven-bootstrap", 7, 1 << 20, 0.3, false),
-          new Variant("forty-bytes", 1000, 40, 0, true),
-          new Variant("memory", Long.MAX_VALUE, Long.MAX_VALUE, 0, true));
+          new Variant("store-only", 0, 1 << 20, 0, true, false),
+          new Variant("one-element", 1, 1 << 20, 0, true, false),
+          new Variant("seven-bootstrap", 7, 1 << 20, 0.3, false, false),
+          new Variant("forty-bytes-ahead", 1000, 40, 0, true, true),
+          new Variant("memory", Long.MAX_VALUE, Long.MAX_VALUE, 0, true, false));
 
   private TieredVsNative() {}
 

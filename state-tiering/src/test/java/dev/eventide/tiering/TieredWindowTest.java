@@ -203,7 +203,7 @@ class TieredWindowTest {
         TieredVsNative.read(p, TestRunner.DIRECT, TieredVsNative.stream(7, 0.5)),
         FixedWindows.of(Duration.standardSeconds(10)),
         Duration.standardSeconds(30),
-        List.of(new TieredVsNative.Variant("store-only", 0, 1 << 20, 0, true)),
+        List.of(new TieredVsNative.Variant("store-only", 0, 1 << 20, 0, true, false)),
         store,
         true);
     return p;

@@ -65,6 +65,7 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
       long memoryBytes,
       double bootstrapFraction,
       boolean prestaging,
+      boolean prestageAhead,
       Duration allowedLateness,
       Duration purgeDelay)
       implements Serializable {}
@@ -182,7 +183,8 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
     if (!progress.pending()) {
       if (settings.prestaging() && progress.panes() > 0) {
         List<BlockName> blocks = bag.blocks();
-        long delayNanos = planner.delayNanos(blocks.size(), System.nanoTime());
+        long delayNanos =
+            settings.prestageAhead() ? planner.delayNanos(blocks.size(), System.nanoTime()) : 0;
         io.prestage(
             blocks, delayNanos / 1_000_000, nanos -> planner.observeStaging(blocks.size(), nanos));
       }

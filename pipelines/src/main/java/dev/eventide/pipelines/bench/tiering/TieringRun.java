@@ -215,7 +215,8 @@ public final class TieringRun {
               TieredWindow.of(windows, settings.workload().function())
                   .withAllowedLateness(lateness)
                   .withStore(settings.store())
-                  .withPrestaging(settings.variant() == Variant.TIERED)
+                  .withPrestaging(settings.variant() != Variant.TIERED_NO_PRESTAGE)
+                  .withPrestagingAhead(settings.variant() == Variant.TIERED_PRESTAGE_AHEAD)
                   .withOutputCoder(new WindowResult.Coder()));
     } else {
       results =

@@ -6,6 +6,8 @@ import java.util.Locale;
 public enum Variant {
   /** {@code TieredWindow} on embedded Flink (heap state), pre-staging on. */
   TIERED(true, true),
+  /** As {@link #TIERED}, pre-staging a learned Δt before the expected late firing. */
+  TIERED_PRESTAGE_AHEAD(true, true),
   /** {@code TieredWindow} on embedded Flink (heap state), pre-staging off. */
   TIERED_NO_PRESTAGE(true, true),
   /** Beam's windowing + GroupByKey on the DirectRunner. */
@@ -44,7 +46,7 @@ public enum Variant {
     throw new IllegalArgumentException(
         "unknown variant '"
             + name
-            + "': expected tiered, tiered-no-prestage, native-direct, native-flink-heap or"
-            + " native-flink-rocksdb");
+            + "': expected tiered, tiered-prestage-ahead, tiered-no-prestage, native-direct,"
+            + " native-flink-heap or native-flink-rocksdb");
   }
 }

@@ -14,14 +14,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.sdk.Pipeline;
-import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
-import org.apache.beam.sdk.metrics.MetricNameFilter;
-import org.apache.beam.sdk.metrics.MetricResult;
-import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -286,22 +282,6 @@ final class TieredVsNative {
         .map(Pane::value)
         .findFirst()
         .orElse("none");
-  }
-
-  /** The sum of a metric of {@link TieredWindow} over every step. */
-  static long metric(PipelineResult result, String name) {
-    long sum = 0;
-    for (MetricResult<Long> counter :
-        result
-            .metrics()
-            .queryMetrics(
-                MetricsFilter.builder()
-                    .addNameFilter(MetricNameFilter.named("eventide.tiering", name))
-                    .build())
-            .getCounters()) {
-      sum += counter.getAttempted();
-    }
-    return sum;
   }
 
   /** A seeded late stream of a few hundred events over three keys. */

@@ -70,8 +70,8 @@ class TieredWindowDifferentialTest {
     PipelineResult result = p.run();
     result.waitUntilFinish();
 
-    assertTrue(TieredVsNative.metric(result, "latePanes") > 0, "some panes fired late");
-    assertTrue(TieredVsNative.metric(result, "blocksWritten") > 0, "some blocks were written");
-    assertTrue(TieredVsNative.metric(result, "bytesStaged") > 0, "some blocks were read back");
+    assertTrue(TieringMetrics.counter(result, "latePanes") > 0, "some panes fired late");
+    assertTrue(TieringMetrics.counter(result, "blocksWritten") > 0, "some blocks were written");
+    assertTrue(TieringMetrics.counter(result, "bytesStaged") > 0, "some blocks were read back");
   }
 }

@@ -86,4 +86,28 @@ class LateEventSourceTest {
     }
     assertThat(reader.getWatermark(), is(BoundedWindow.TIMESTAMP_MAX_VALUE));
   }
+
+  @Test
+  void aPacedSourceReportsEachNewWatermarkBeforeTheEventsUnderIt() throws Exception {
+    LateEventSource source =
+        (LateEventSource) LateEventSource.paced(GENERATOR, Duration.millis(1)).getSource();
+    var reader = source.createReader(PipelineOptionsFactory.create(), null);
+    List<LateEvent> read = new ArrayList<>();
+    int pauses = 0;
+    boolean more = reader.start();
+    while (true) {
+      if (more) {
+        read.add(reader.getCurrent());
+      } else if (reader.getWatermark().equals(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
+        break;
+      } else {
+        pauses++;
+        // While it pauses, the watermark is already the one the next event arrives under.
+        assertThat(reader.getWatermark().isAfter(read.get(read.size() - 1).watermark()), is(true));
+      }
+      more = reader.advance();
+    }
+    assertThat(read, equalTo(GENERATOR.generate()));
+    assertThat("it paused at every watermark move", pauses > 0, is(true));
+  }
 }

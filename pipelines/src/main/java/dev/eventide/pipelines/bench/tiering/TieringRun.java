@@ -7,6 +7,7 @@ import dev.eventide.testing.lateness.LateEventGenerator;
 import dev.eventide.testing.lateness.LateEventSource;
 import dev.eventide.testing.lateness.LatenessDistribution;
 import dev.eventide.tiering.TieredWindow;
+import dev.eventide.tiering.TieringMetrics;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -30,10 +31,6 @@ import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
-import org.apache.beam.sdk.metrics.DistributionResult;
-import org.apache.beam.sdk.metrics.MetricNameFilter;
-import org.apache.beam.sdk.metrics.MetricResult;
-import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -166,9 +163,9 @@ public final class TieringRun {
             "firingIoWaitMillis",
             "onTimePanes",
             "latePanes")) {
-      out.put(metric, metric(result, metric));
+      out.put(metric, TieringMetrics.counter(result, metric));
     }
-    out.put("lateFiringIoWaitMeanMillis", meanOf(result, "lateFiringIoWaitMillis"));
+    out.put("lateFiringIoWaitMeanMillis", TieringMetrics.mean(result, "lateFiringIoWaitMillis"));
     System.out.println("RESULT " + new ObjectMapper().writeValueAsString(out));
     System.exit(0); // embedded Flink leaves non-daemon threads behind
   }
@@ -278,46 +275,6 @@ public final class TieringRun {
             (System.nanoTime() - result.getValue().newestArrivalNanos()) / 1000);
       }
     }
-  }
-
-  private static long metric(PipelineResult result, String name) {
-    long sum = 0;
-    try {
-      for (MetricResult<Long> counter :
-          result
-              .metrics()
-              .queryMetrics(
-                  MetricsFilter.builder()
-                      .addNameFilter(MetricNameFilter.named("eventide.tiering", name))
-                      .build())
-              .getCounters()) {
-        sum += counter.getAttempted();
-      }
-    } catch (UnsupportedOperationException e) {
-      return -1;
-    }
-    return sum;
-  }
-
-  private static double meanOf(PipelineResult result, String distribution) {
-    long sum = 0;
-    long count = 0;
-    try {
-      for (MetricResult<DistributionResult> d :
-          result
-              .metrics()
-              .queryMetrics(
-                  MetricsFilter.builder()
-                      .addNameFilter(MetricNameFilter.named("eventide.tiering", distribution))
-                      .build())
-              .getDistributions()) {
-        sum += d.getAttempted().getSum();
-        count += d.getAttempted().getCount();
-      }
-    } catch (UnsupportedOperationException e) {
-      return -1;
-    }
-    return count == 0 ? 0 : (double) sum / count;
   }
 
   /** Records the heap in use after every collection, from the JVM's GC notifications. */

@@ -1,0 +1,46 @@
+package dev.eventide.tiering;
+
+import dev.eventide.tiering.window.TieredWindowDoFn;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.metrics.DistributionResult;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricQueryResults;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.MetricsFilter;
+
+/**
+ * Reads {@link TieredWindow}'s metrics from a finished pipeline, summed over every {@code
+ * TieredWindow} of it (attempted values: Flink does not report committed ones).
+ */
+public final class TieringMetrics {
+  private TieringMetrics() {}
+
+  /** The sum of a counter, such as {@code "blocksWritten"}. */
+  public static long counter(PipelineResult result, String name) {
+    long sum = 0;
+    for (MetricResult<Long> counter : query(result, name).getCounters()) {
+      sum += counter.getAttempted();
+    }
+    return sum;
+  }
+
+  /** The mean of a distribution, such as {@code "lateFiringIoWaitMillis"}; 0 if it is empty. */
+  public static double mean(PipelineResult result, String name) {
+    long sum = 0;
+    long count = 0;
+    for (MetricResult<DistributionResult> d : query(result, name).getDistributions()) {
+      sum += d.getAttempted().getSum();
+      count += d.getAttempted().getCount();
+    }
+    return count == 0 ? 0 : (double) sum / count;
+  }
+
+  private static MetricQueryResults query(PipelineResult result, String name) {
+    return result
+        .metrics()
+        .queryMetrics(
+            MetricsFilter.builder()
+                .addNameFilter(MetricNameFilter.named(TieredWindowDoFn.METRICS, name))
+                .build());
+  }
+}

@@ -14,10 +14,12 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 
 /**
@@ -82,6 +84,9 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
   abstract boolean atMostOne();
 
+  // Keys whose tuples were late upstream; their outputs go in late panes. Null: Beam's panes.
+  abstract @Nullable SerializableFunction<KeyT, Boolean> lateKeys();
+
   abstract Builder<InputT, KeyT, OutputT> toBuilder();
 
   @AutoValue.Builder
@@ -100,6 +105,9 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
     abstract Builder<InputT, KeyT, OutputT> setAllowedLateness(Duration allowedLateness);
 
     abstract Builder<InputT, KeyT, OutputT> setAtMostOne(boolean atMostOne);
+
+    abstract Builder<InputT, KeyT, OutputT> setLateKeys(
+        @Nullable SerializableFunction<KeyT, Boolean> lateKeys);
 
     abstract Aggregate<InputT, KeyT, OutputT> build();
   }
@@ -179,6 +187,17 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
     return toBuilder().setAllowedLateness(allowedLateness).build();
   }
 
+  /**
+   * Returns the same Aggregate emitting the outputs of keys for which {@code isLate} holds in late
+   * panes, even where its own window is on time. X's last step uses it: a loop holds the watermark
+   * back until it has drained, so X's last step sees every looped tuple on time, yet an output
+   * unwrapped from a late input is late, as the output of Beam's element-wise transforms keeps its
+   * input's pane.
+   */
+  Aggregate<InputT, KeyT, OutputT> keepingLatenessOf(SerializableFunction<KeyT, Boolean> isLate) {
+    return toBuilder().setLateKeys(isLate).build();
+  }
+
   /** L. */
   public Duration getAllowedLateness() {
     return allowedLateness();
@@ -220,7 +239,9 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
         .apply("KeyBy", ParDo.of(new KeyByFn<>(keyFn())))
         .setCoder(keyedCoder)
         .apply("GroupByKeyAndWindow", GroupByKey.create())
-        .apply(atMostOne() ? "EmitAtMostOne" : "EmitOutputs", ParDo.of(new EmitFn<>(outputFn())))
+        .apply(
+            atMostOne() ? "EmitAtMostOne" : "EmitOutputs",
+            ParDo.of(new EmitFn<>(outputFn(), lateKeys())))
         .setCoder(outputCoder());
   }
 
@@ -232,6 +253,15 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
         .add(DisplayData.item("windowSize", windows().size()).withLabel("WS"))
         .add(DisplayData.item("allowedLateness", allowedLateness()).withLabel("L"))
         .add(DisplayData.item("variant", atMostOne() ? "A" : "A+"));
+  }
+
+  private static PaneInfo asLate(PaneInfo pane) {
+    return PaneInfo.createPane(
+        pane.isFirst(),
+        pane.isLast(),
+        PaneInfo.Timing.LATE,
+        pane.getIndex(),
+        pane.getNonSpeculativeIndex());
   }
 
   private static final class KeyByFn<InputT, KeyT> extends DoFn<InputT, KV<KeyT, InputT>> {
@@ -248,20 +278,26 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
   }
 
   /**
-   * Calls f_O on a fired pane's tuples; outputs take the pane's timestamp, the window's end − δ.
+   * Calls f_O on a fired pane's tuples; outputs take the pane's timestamp, the window's end − δ,
+   * and the pane itself, unless the key was late upstream.
    */
   private static final class EmitFn<KeyT, InputT, OutputT>
       extends DoFn<KV<KeyT, Iterable<InputT>>, OutputT> {
     private final MultiWindowFunction<KeyT, InputT, OutputT> outputFn;
+    private final @Nullable SerializableFunction<KeyT, Boolean> lateKeys;
 
-    EmitFn(MultiWindowFunction<KeyT, InputT, OutputT> outputFn) {
+    EmitFn(
+        MultiWindowFunction<KeyT, InputT, OutputT> outputFn,
+        @Nullable SerializableFunction<KeyT, Boolean> lateKeys) {
       this.outputFn = outputFn;
+      this.lateKeys = lateKeys;
     }
 
     @ProcessElement
     public void process(
         @Element KV<KeyT, Iterable<InputT>> group,
         IntervalWindow window,
+        PaneInfo pane,
         OutputReceiver<OutputT> out) {
       List<InputT> tuples = new ArrayList<>();
       group.getValue().forEach(tuples::add);
@@ -271,8 +307,16 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
       if (tuples.isEmpty()) {
         return;
       }
+      boolean relabel =
+          lateKeys != null
+              && pane.getTiming() != PaneInfo.Timing.LATE
+              && lateKeys.apply(group.getKey());
       for (OutputT output : outputFn.apply(window, group.getKey(), tuples)) {
-        out.output(output);
+        if (relabel) {
+          out.builder(output).setPaneInfo(asLate(pane)).output();
+        } else {
+          out.output(output);
+        }
       }
     }
   }

@@ -37,8 +37,12 @@ import org.joda.time.Duration;
  * the differences of {@link AggregateFilter}: late panes are discarding, so a late tuple pairs only
  * with the tuples of its own late pane, as in the native join with discarding panes; a tuple is
  * dropped once every window instance it falls in is more than L late. (A1 and A2 keep tuples for L
- * + WS, the latest a window instance containing them can still accept them.) Cost: four keyed steps
- * and one loop iteration per output pair.
+ * + WS, the latest a window instance containing them can still accept them.) Pairs of a late pane
+ * come out in late panes. Cost: four keyed steps in a row (A1 or A2, A3, X's loop and emit), one
+ * loop iteration per output pair.
+ *
+ * <p>{@link Keyed#embed} gives E_J alone, for another X ({@link Unwrap#unrolled(int, Duration)});
+ * {@link Keyed#whereMultiOutput} is the relaxed rendering whose A3 is an A+ emitting the pairs.
  */
 public final class AggregateJoin {
   private AggregateJoin() {}
@@ -129,9 +133,28 @@ public final class AggregateJoin {
 
     /** Applies the join, named {@code name}, with match predicate f_P, and returns the pairs. */
     public PCollection<KV<L, R>> where(String name, Predicate<L, R> predicate) {
-      return PCollectionTuple.of(transform.leftTag, left)
-          .and(transform.rightTag, right)
-          .apply(name, transform.withPredicate(predicate));
+      return inputs().apply(name, transform.withPredicate(predicate));
+    }
+
+    /**
+     * Applies E_J alone (Listing 2), named {@code name}: per key and window instance, one embedded
+     * tuple holding every matching pair, to be unwrapped by {@link Unwrap#create()} (which {@link
+     * #where} uses) or {@link Unwrap#unrolled(int, Duration)}.
+     */
+    public PCollection<Embedded<KV<L, R>>> embed(String name, Predicate<L, R> predicate) {
+      return inputs().apply(name, transform.withPredicate(predicate).embedding());
+    }
+
+    /**
+     * Applies the relaxed rendering, named {@code name}: A3 is an A+ that emits every matching pair
+     * itself, so no X is needed. The paper keeps it for comparison; it is not built from A alone.
+     */
+    public PCollection<KV<L, R>> whereMultiOutput(String name, Predicate<L, R> predicate) {
+      return inputs().apply(name, transform.withPredicate(predicate).multiOutput());
+    }
+
+    private PCollectionTuple inputs() {
+      return PCollectionTuple.of(transform.leftTag, left).and(transform.rightTag, right);
     }
   }
 
@@ -170,15 +193,65 @@ public final class AggregateJoin {
       return new Transform<>(windows, leftKey, rightKey, keyCoder, allowedLateness, p);
     }
 
+    /** E_J then X. */
     @Override
     public PCollection<KV<L, R>> expand(PCollectionTuple inputs) {
+      return embedPairs(inputs)
+          .apply("X", Unwrap.<KV<L, R>>create().withAllowedLateness(allowedLateness));
+    }
+
+    /** E_J alone, as a transform. */
+    PTransform<PCollectionTuple, PCollection<Embedded<KV<L, R>>>> embedding() {
+      Transform<L, R, K> join = this;
+      return new PTransform<>() {
+        @Override
+        public PCollection<Embedded<KV<L, R>>> expand(PCollectionTuple inputs) {
+          return join.embedPairs(inputs);
+        }
+      };
+    }
+
+    /** A1, A2, P1, then A3 as an A+ emitting the pairs, as a transform. */
+    PTransform<PCollectionTuple, PCollection<KV<L, R>>> multiOutput() {
+      Transform<L, R, K> join = this;
+      return new PTransform<>() {
+        @Override
+        public PCollection<KV<L, R>> expand(PCollectionTuple inputs) {
+          PCollection<JoinSides<L, R>> sides = join.wrapSides(inputs);
+          Predicate<L, R> fp = join.predicate;
+          return sides.apply(
+              "A3+ (pairs per key and window)",
+              Aggregate.<JoinSides<L, R>, K, KV<L, R>>multiOutput(
+                      join.windows,
+                      join.keyOfSides(),
+                      join.keyCoder,
+                      (window, key, tuples) -> pairs(tuples, fp),
+                      join.pairCoder(inputs))
+                  .withAllowedLateness(join.allowedLateness));
+        }
+      };
+    }
+
+    private KvCoder<L, R> pairCoder(PCollectionTuple inputs) {
+      return KvCoder.of(inputs.get(leftTag).getCoder(), inputs.get(rightTag).getCoder());
+    }
+
+    /** f_K of A3: f_K¹ of the left tuple, or f_K² of the right one. */
+    private SerializableFunction<JoinSides<L, R>, K> keyOfSides() {
+      SerializableFunction<L, K> fk1 = leftKey;
+      SerializableFunction<R, K> fk2 = rightKey;
+      return sides ->
+          sides.lefts.isEmpty() ? fk2.apply(sides.rights.get(0)) : fk1.apply(sides.lefts.get(0));
+    }
+
+    /** A1 and A2 wrap each side's tuples; P1 flattens them. */
+    private PCollection<JoinSides<L, R>> wrapSides(PCollectionTuple inputs) {
       PCollection<L> left = inputs.get(leftTag);
       PCollection<R> right = inputs.get(rightTag);
       Operators.checkTupleCoder(left.getCoder(), "the left");
       Operators.checkTupleCoder(right.getCoder(), "the right");
       JoinSides.JoinSidesCoder<L, R> sidesCoder =
           new JoinSides.JoinSidesCoder<>(left.getCoder(), right.getCoder());
-      KvCoder<L, R> pairCoder = KvCoder.of(left.getCoder(), right.getCoder());
       // A tuple at τ may still pair in a window instance ending as late as τ + WS, so the wrapping
       // δ-window Aggregates keep it WS longer; A3 then applies L to the join's own windows.
       Duration wrapLateness = allowedLateness.plus(windows.size());
@@ -199,50 +272,53 @@ public final class AggregateJoin {
                       (w, t, copies) -> Optional.of(new JoinSides<L, R>(List.of(), copies)),
                       sidesCoder)
                   .withAllowedLateness(wrapLateness));
+      return PCollectionList.of(lefts).and(rights).apply("P1 (flatten)", Flatten.pCollections());
+    }
 
-      SerializableFunction<L, K> fk1 = leftKey;
-      SerializableFunction<R, K> fk2 = rightKey;
+    /** E_J: A1, A2, P1, then A3 embedding the pairs of each key and window instance. */
+    private PCollection<Embedded<KV<L, R>>> embedPairs(PCollectionTuple inputs) {
       Predicate<L, R> fp = predicate;
-      Aggregate<JoinSides<L, R>, K, Embedded<KV<L, R>>> pair =
-          Aggregate.<JoinSides<L, R>, K, Embedded<KV<L, R>>>of(
-                  windows,
-                  sides ->
-                      sides.lefts.isEmpty()
-                          ? fk2.apply(sides.rights.get(0))
-                          : fk1.apply(sides.lefts.get(0)),
-                  keyCoder,
-                  (window, key, tuples) -> {
-                    List<L> seenLefts = new ArrayList<>();
-                    List<R> seenRights = new ArrayList<>();
-                    List<KV<L, R>> pairs = new ArrayList<>();
-                    for (JoinSides<L, R> sides : tuples) {
-                      for (L l : sides.lefts) {
-                        for (R r : seenRights) {
-                          if (fp.matches(l, r)) {
-                            pairs.add(KV.of(l, r));
-                          }
-                        }
-                        seenLefts.add(l);
-                      }
-                      for (R r : sides.rights) {
-                        for (L l : seenLefts) {
-                          if (fp.matches(l, r)) {
-                            pairs.add(KV.of(l, r));
-                          }
-                        }
-                        seenRights.add(r);
-                      }
-                    }
-                    return pairs.isEmpty() ? Optional.empty() : Optional.of(Embedded.of(pairs, 1));
-                  },
-                  Embedded.EmbeddedCoder.of(pairCoder))
-              .withAllowedLateness(allowedLateness);
+      return wrapSides(inputs)
+          .apply(
+              "A3 (pair per key and window)",
+              Aggregate.<JoinSides<L, R>, K, Embedded<KV<L, R>>>of(
+                      windows,
+                      keyOfSides(),
+                      keyCoder,
+                      (window, key, tuples) -> {
+                        List<KV<L, R>> pairs = pairs(tuples, fp);
+                        return pairs.isEmpty()
+                            ? Optional.empty()
+                            : Optional.of(Embedded.of(pairs, 1));
+                      },
+                      Embedded.EmbeddedCoder.of(pairCoder(inputs)))
+                  .withAllowedLateness(allowedLateness));
+    }
 
-      return PCollectionList.of(lefts)
-          .and(rights)
-          .apply("P1 (flatten)", Flatten.pCollections())
-          .apply("A3 (pair per key and window)", pair)
-          .apply("X", Unwrap.<KV<L, R>>create().withAllowedLateness(allowedLateness));
+    /** Every matching pair of a left and a right tuple of one key and window instance. */
+    private static <L, R> List<KV<L, R>> pairs(List<JoinSides<L, R>> tuples, Predicate<L, R> fp) {
+      List<L> seenLefts = new ArrayList<>();
+      List<R> seenRights = new ArrayList<>();
+      List<KV<L, R>> pairs = new ArrayList<>();
+      for (JoinSides<L, R> sides : tuples) {
+        for (L l : sides.lefts) {
+          for (R r : seenRights) {
+            if (fp.matches(l, r)) {
+              pairs.add(KV.of(l, r));
+            }
+          }
+          seenLefts.add(l);
+        }
+        for (R r : sides.rights) {
+          for (L l : seenLefts) {
+            if (fp.matches(l, r)) {
+              pairs.add(KV.of(l, r));
+            }
+          }
+          seenRights.add(r);
+        }
+      }
+      return pairs;
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.eventide.transforms;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import org.apache.beam.sdk.coders.BooleanCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
@@ -19,6 +20,7 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
@@ -34,7 +36,9 @@ import org.apache.beam.sdk.values.PCollection;
  * copies, then on its own output, and so on, inside the same firing, so a looped tuple is never
  * late (condition C2). Each looped output is processed on its own: f_O sees the copies of an input
  * that arrived together, never copies from another input's loop. A copy that arrives late (within
- * the aggregate's allowed lateness L) starts a loop of its own in a later firing.
+ * the aggregate's allowed lateness L) starts a loop of its own in a later firing. A firing is late
+ * when a copy came in a late pane; its outputs are in a late pane too, the others in an on-time
+ * pane, as the aggregate's own panes would be.
  *
  * <p>An aggregate that never stops producing fails the pipeline after {@link #withMaxIterations}
  * iterations of one loop (default {@value #DEFAULT_MAX_ITERATIONS}), naming the tuple it started
@@ -48,12 +52,13 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
 
   /**
    * Marks the first output of a firing with the firing's number for its tuple and timestamp (0 on
-   * time, then 1, 2, ... for late copies), so that an aggregate whose loops would otherwise repeat
-   * can keep them apart. {@link Unwrap} uses it; {@link #of} numbers nothing.
+   * time, then 1, 2, ... for late copies) and whether it was late, so that an aggregate whose loops
+   * would otherwise repeat can keep them apart, and its outputs can keep their lateness. {@link
+   * Unwrap} uses it; {@link #of} marks nothing.
    */
   @FunctionalInterface
   interface FiringMarker<T> extends java.io.Serializable {
-    T mark(T firstOutput, long firing);
+    T mark(T firstOutput, long firing, boolean late);
   }
 
   private final Aggregate<T, T, T> aggregate;
@@ -80,7 +85,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
               + aggregate.getWindows()
               + (aggregate.emitsAtMostOne() ? "" : " with multiple outputs (A+)"));
     }
-    return new Loop<>(aggregate, DEFAULT_MAX_ITERATIONS, (first, firing) -> first);
+    return new Loop<>(aggregate, DEFAULT_MAX_ITERATIONS, (first, firing, late) -> first);
   }
 
   /** Returns the same loop marking the first output of each firing with {@code marker}. */
@@ -137,6 +142,8 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
     private static final String COPIES = "copies";
     // How many times the loop fired for the key's tuple and timestamp.
     private static final String FIRINGS = "firings";
+    // Whether a copy for the next firing came in a late pane.
+    private static final String LATE = "late";
     // Fires the loop at the window's timestamp τ, holding the output watermark there.
     private static final String FIRE = "fire";
 
@@ -145,6 +152,9 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
 
     @StateId(FIRINGS)
     private final StateSpec<ValueState<Long>> firingsSpec = StateSpecs.value(VarLongCoder.of());
+
+    @StateId(LATE)
+    private final StateSpec<ValueState<Boolean>> lateSpec = StateSpecs.value(BooleanCoder.of());
 
     @TimerId(FIRE)
     private final TimerSpec fireSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
@@ -165,7 +175,9 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
     @ProcessElement
     public void process(
         IntervalWindow window,
+        PaneInfo pane,
         @StateId(COPIES) ValueState<Long> copies,
+        @StateId(LATE) ValueState<Boolean> late,
         @TimerId(FIRE) Timer fire) {
       Long seen = copies.read();
       if (seen == null) {
@@ -173,6 +185,9 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
         seen = 0L;
       }
       copies.write(seen + 1);
+      if (pane.getTiming() == PaneInfo.Timing.LATE) {
+        late.write(true);
+      }
     }
 
     @OnTimer(FIRE)
@@ -181,12 +196,22 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
         IntervalWindow window,
         @StateId(COPIES) ValueState<Long> copies,
         @StateId(FIRINGS) ValueState<Long> firings,
+        @StateId(LATE) ValueState<Boolean> lateCopies,
         OutputReceiver<T> out) {
       long count = copies.read();
       copies.clear();
       Long fired = firings.read();
       long firing = fired == null ? 0 : fired;
       firings.write(firing + 1);
+      boolean late = lateCopies.read() != null;
+      lateCopies.clear();
+      PaneInfo pane =
+          PaneInfo.createPane(
+              firing == 0,
+              false,
+              late ? PaneInfo.Timing.LATE : PaneInfo.Timing.ON_TIME,
+              firing,
+              firing);
       if (count > Integer.MAX_VALUE) {
         throw new IllegalStateException(
             String.format(
@@ -195,7 +220,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
       }
       T next = firstOrNull(outputFn.apply(window, tuple, Collections.nCopies((int) count, tuple)));
       if (next != null) {
-        next = firingMarker.mark(next, firing);
+        next = firingMarker.mark(next, firing, late);
       }
       for (long iteration = 1; next != null; iteration++) {
         if (iteration > maxIterations) {
@@ -207,7 +232,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
                       + " the limit with Loop.withMaxIterations.",
                   maxIterations, tuple, window.maxTimestamp()));
         }
-        out.output(next);
+        out.builder(next).setPaneInfo(pane).output();
         next = firstOrNull(outputFn.apply(window, next, List.of(next)));
       }
     }

@@ -19,7 +19,9 @@ import org.joda.time.Duration;
  *
  * <p>The loop numbers its firings per E output and timestamp, so that the loop of a late copy never
  * repeats, tuple for tuple, the loop of an on-time copy: the two could otherwise meet in one window
- * of A2 and be emitted once. (See {@link Embedded}.)
+ * of A2 and be emitted once. (See {@link Embedded}.) It also marks a firing of late copies, and A2
+ * emits the tuples of such a loop in late panes: the loop holds the watermark until it drains, so
+ * A2 would otherwise see them on time.
  *
  * <p>No limit on fan-out or on the multiplicity of identical tuples; the cost is one loop iteration
  * and one A2 key per output tuple. Allowed lateness L applies to both steps, so tuples of a late E
@@ -83,7 +85,8 @@ public final class Unwrap<T> extends PTransform<PCollection<Embedded<T>>, PColle
     Aggregate<Embedded<T>, Embedded<T>, T> emit =
         Aggregate.byAllAttributes(
                 coder, (window, tuple, copies) -> Optional.of(tuple.item()), itemCoder)
-            .withAllowedLateness(allowedLateness);
+            .withAllowedLateness(allowedLateness)
+            .keepingLatenessOf(Embedded::isLate);
     return input
         .apply("A1 (Loop)", Loop.of(step).markingFirings(Embedded::inFiring))
         .apply("A2", emit);

@@ -33,7 +33,7 @@ import org.joda.time.Instant;
  */
 class JoinTest {
   private static final Duration L = Duration.millis(25);
-  private static final List<WindowSpec> WINDOWS =
+  static final List<WindowSpec> WINDOWS =
       List.of(
           WindowSpec.tumbling(Duration.millis(20)),
           WindowSpec.sliding(Duration.millis(30), Duration.millis(10)));
@@ -46,7 +46,7 @@ class JoinTest {
     return (l + r) % 5 != 0;
   }
 
-  private static PTransform<PCollection<Integer>, PCollection<KV<Integer, Integer>>> aggregateJoin(
+  static PTransform<PCollection<Integer>, PCollection<KV<Integer, Integer>>> aggregateJoin(
       WindowSpec w, Duration lateness) {
     return new PTransform<>() {
       @Override
@@ -62,7 +62,28 @@ class JoinTest {
     };
   }
 
-  private static PTransform<PCollection<Integer>, PCollection<KV<Integer, Integer>>> nativeJoin(
+  /** The join's other renderings: A+ for A3 without X, and E_J with the unrolled X. */
+  private static PTransform<PCollection<Integer>, PCollection<KV<Integer, Integer>>> otherJoin(
+      WindowSpec w, Duration lateness, boolean multiOutput) {
+    return new PTransform<>() {
+      @Override
+      public PCollection<KV<Integer, Integer>> expand(PCollection<Integer> in) {
+        AggregateJoin.Keyed<Integer, Integer, Integer> join =
+            AggregateJoin.of(
+                    in.apply("Left", Filter.by((Integer x) -> x % 2 == 0)),
+                    in.apply("Right", Filter.by((Integer x) -> x % 2 == 1)))
+                .within(w)
+                .keyedBy(JoinTest::key, JoinTest::key, VarIntCoder.of())
+                .withAllowedLateness(lateness);
+        return multiOutput
+            ? join.whereMultiOutput("Join", JoinTest::matches)
+            : join.embed("Join", JoinTest::matches)
+                .apply("X unrolled", Unwrap.unrolled(64, lateness));
+      }
+    };
+  }
+
+  static PTransform<PCollection<Integer>, PCollection<KV<Integer, Integer>>> nativeJoin(
       WindowSpec w, Duration lateness) {
     return new PTransform<>() {
       @Override
@@ -155,7 +176,36 @@ class JoinTest {
               nativeJoin(w, L),
               "aggregate join " + seed,
               aggregateJoin(w, L))
-          .ignoring(Differential.Field.WINDOW, Differential.Field.PANE_TIMING)
+          .ignoring(Differential.Field.WINDOW)
+          .assertSameOutput(in);
+    }
+    p.run();
+  }
+
+  /** A+ emits its pairs in A3's own windows and panes: every field equals the native join's. */
+  @OnEachRunner(TestRunner.DIRECT)
+  void multiOutputJoinEqualsTheNativeJoinOnEveryFieldWithLateData(TestPipeline p) {
+    for (int seed = 20; seed < 24; seed++) {
+      WindowSpec w = WINDOWS.get(seed % 2);
+      PCollection<Integer> in = p.apply("Stream " + seed, stream(seed, w, true).build());
+      Differential.of(
+              "native join " + seed, nativeJoin(w, L), "A+ join " + seed, otherJoin(w, L, true))
+          .assertSameOutput(in);
+    }
+    p.run();
+  }
+
+  @OnEachRunner(TestRunner.DIRECT)
+  void embeddedJoinUnwrappedWithoutLoopsEqualsTheNativeJoin(TestPipeline p) {
+    for (int seed = 30; seed < 32; seed++) {
+      WindowSpec w = WINDOWS.get(seed % 2);
+      PCollection<Integer> in = p.apply("Stream " + seed, stream(seed, w, false).build());
+      Differential.of(
+              "native join " + seed,
+              nativeJoin(w, Duration.ZERO),
+              "unrolled join " + seed,
+              otherJoin(w, Duration.ZERO, false))
+          .ignoring(Differential.Field.WINDOW)
           .assertSameOutput(in);
     }
     p.run();

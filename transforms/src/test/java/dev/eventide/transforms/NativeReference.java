@@ -1,7 +1,7 @@
 package dev.eventide.transforms;
 
+import org.apache.beam.sdk.coders.BooleanCoder;
 import org.apache.beam.sdk.coders.KvCoder;
-import org.apache.beam.sdk.coders.VoidCoder;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.PTransform;
@@ -45,23 +45,25 @@ final class NativeReference<InputT, OutputT>
                 .withTimestampCombiner(TimestampCombiner.END_OF_WINDOW)
                 .discardingFiredPanes())
         .apply("KeyBySelf", ParDo.of(new KeyBySelf<OutputT>()))
-        .setCoder(KvCoder.of(out.getCoder(), VoidCoder.of()))
+        // Boolean rather than Void values: Flink's bag state of Void values fails to read an empty
+        // pane (the empty duplicate pane Flink may fire at the end of the input).
+        .setCoder(KvCoder.of(out.getCoder(), BooleanCoder.of()))
         .apply(GroupByKey.create())
         .apply("Ungroup", ParDo.of(new Ungroup<OutputT>()))
         .setCoder(out.getCoder());
   }
 
-  private static final class KeyBySelf<T> extends DoFn<T, KV<T, Void>> {
+  private static final class KeyBySelf<T> extends DoFn<T, KV<T, Boolean>> {
     @ProcessElement
-    public void process(@Element T t, OutputReceiver<KV<T, Void>> out) {
-      out.output(KV.of(t, null));
+    public void process(@Element T t, OutputReceiver<KV<T, Boolean>> out) {
+      out.output(KV.of(t, true));
     }
   }
 
-  private static final class Ungroup<T> extends DoFn<KV<T, Iterable<Void>>, T> {
+  private static final class Ungroup<T> extends DoFn<KV<T, Iterable<Boolean>>, T> {
     @ProcessElement
-    public void process(@Element KV<T, Iterable<Void>> group, OutputReceiver<T> out) {
-      for (Void ignored : group.getValue()) {
+    public void process(@Element KV<T, Iterable<Boolean>> group, OutputReceiver<T> out) {
+      for (Boolean ignored : group.getValue()) {
         out.output(group.getKey());
       }
     }

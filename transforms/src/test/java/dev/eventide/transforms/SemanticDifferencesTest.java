@@ -61,11 +61,14 @@ class SemanticDifferencesTest {
   }
 
   @OnEachRunner(TestRunner.DIRECT)
-  void outputsComeAtTheWatermarkInOnTimePanesOfDeltaWindows(TestPipeline p) {
+  void outputsComeAtTheWatermarkInDeltaWindowsInPanesAsLateAsTheirInputs(TestPipeline p) {
     PCollection<Integer> out =
         p.apply(lateScenario())
             .apply(AggregateFilter.by((Integer x) -> true).withAllowedLateness(L));
     PAssert.that(out).inOnTimePane(delta(1)).containsInAnyOrder(1);
+    PAssert.that(out).inLatePane(delta(5)).containsInAnyOrder(5);
+    PAssert.that(out).inLatePane(delta(1)).empty();
+    PAssert.that(out).inOnTimePane(delta(5)).empty();
     p.run();
   }
 

@@ -31,7 +31,10 @@ class StatelessOperatorsDirectTest {
     EventTimeStream<Integer> stream =
         RandomStreams.stream(seed, StatelessOperatorsTest.LATENESS, true);
     StatelessOperatorsTest.compareAll(
-        "", p.apply(stream.build()), StatelessOperatorsTest.LATENESS, true);
+        "",
+        p.apply(stream.build()),
+        StatelessOperatorsTest.LATENESS,
+        StatelessOperatorsTest.Compare.LATE);
     p.run();
   }
 }

@@ -10,7 +10,6 @@ import dev.eventide.transforms.Unwrap;
 import dev.eventide.transforms.WindowSpec;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.Function;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
@@ -86,11 +85,8 @@ public final class TransformsBenchmark {
     };
   }
 
-  /**
-   * The transform for an operator and variant, or empty where the variant does not apply (the
-   * unrolled form and A+ of the Join).
-   */
-  public static Optional<PTransform<PCollection<Long>, PCollection<?>>> variant(
+  /** The transform for an operator and variant. */
+  public static PTransform<PCollection<Long>, PCollection<?>> variant(
       String operator, String variant) {
     SerializableFunction<Long, Iterable<Long>> f;
     int bound;
@@ -113,91 +109,89 @@ public final class TransformsBenchmark {
     switch (variant) {
       case "D":
         if (operator.equals("Filter")) {
-          return Optional.of(of(in -> in.apply(Filter.by(PREDICATE))));
+          return of(in -> in.apply(Filter.by(PREDICATE)));
         }
         if (operator.equals("Map")) {
-          return Optional.of(
-              of(in -> in.apply(MapElements.into(TypeDescriptors.longs()).via(MAP))));
+          return of(in -> in.apply(MapElements.into(TypeDescriptors.longs()).via(MAP)));
         }
-        return Optional.of(
-            of(in -> in.apply(FlatMapElements.into(TypeDescriptors.longs()).via(flatMap))));
+        return of(in -> in.apply(FlatMapElements.into(TypeDescriptors.longs()).via(flatMap)));
       case "A":
         if (operator.equals("Filter")) {
-          return Optional.of(of(in -> in.apply(AggregateFilter.by(PREDICATE))));
+          return of(in -> in.apply(AggregateFilter.by(PREDICATE)));
         }
         if (operator.equals("Map")) {
-          return Optional.of(
-              of(in -> in.apply(AggregateMap.into(TypeDescriptors.longs()).via(MAP))));
+          return of(in -> in.apply(AggregateMap.into(TypeDescriptors.longs()).via(MAP)));
         }
-        return Optional.of(
-            of(in -> in.apply(AggregateFlatMap.into(TypeDescriptors.longs()).via(flatMap))));
+        return of(in -> in.apply(AggregateFlatMap.into(TypeDescriptors.longs()).via(flatMap)));
       case "U":
-        return Optional.of(
-            of(
-                in ->
-                    in.apply(Embed.flatMap(flatMap, VarLongCoder.of()))
-                        .apply(Unwrap.<Long>unrolled(bound))));
+        return of(
+            in ->
+                in.apply(Embed.flatMap(flatMap, VarLongCoder.of()))
+                    .apply(Unwrap.<Long>unrolled(bound)));
       default:
-        return Optional.of(
-            of(
-                in ->
-                    in.apply(
-                        Aggregate.<Long, Long, Long>multiOutput(
-                            WindowSpec.delta(),
-                            x -> x,
-                            VarLongCoder.of(),
-                            (window, x, copies) -> {
-                              List<Long> out = new ArrayList<>();
-                              for (int c = 0; c < copies.size(); c++) {
-                                flatMap.apply(x).forEach(out::add);
-                              }
-                              return out;
-                            },
-                            VarLongCoder.of()))));
+        return of(
+            in ->
+                in.apply(
+                    Aggregate.<Long, Long, Long>multiOutput(
+                        WindowSpec.delta(),
+                        x -> x,
+                        VarLongCoder.of(),
+                        (window, x, copies) -> {
+                          List<Long> out = new ArrayList<>();
+                          for (int c = 0; c < copies.size(); c++) {
+                            flatMap.apply(x).forEach(out::add);
+                          }
+                          return out;
+                        },
+                        VarLongCoder.of())));
     }
   }
 
-  private static Optional<PTransform<PCollection<Long>, PCollection<?>>> join(String variant) {
+  private static PTransform<PCollection<Long>, PCollection<?>> join(String variant) {
     SerializableFunction<Long, Long> key = x -> (x / 2) % 1_000;
     AggregateJoin.Predicate<Long, Long> matches = (l, r) -> (l + r) % 7 != 0;
     switch (variant) {
       case "D":
-        return Optional.of(
-            of(
-                in -> {
-                  PCollection<Long> windowed = in.apply(Window.into(JOIN_WINDOWS.windowFn()));
-                  TupleTag<Long> left = new TupleTag<>();
-                  TupleTag<Long> right = new TupleTag<>();
-                  return KeyedPCollectionTuple.of(
-                          left,
-                          windowed
-                              .apply("Left", Filter.by((Long x) -> x % 2 == 0))
-                              .apply(
-                                  "KeyLeft", WithKeys.of(key).withKeyType(TypeDescriptors.longs())))
-                      .and(
-                          right,
-                          windowed
-                              .apply("Right", Filter.by((Long x) -> x % 2 == 1))
-                              .apply(
-                                  "KeyRight",
-                                  WithKeys.of(key).withKeyType(TypeDescriptors.longs())))
-                      .apply(CoGroupByKey.create())
-                      .apply(ParDo.of(new NativePairs(left, right, matches)))
-                      .setCoder(KvCoder.of(VarLongCoder.of(), VarLongCoder.of()));
-                }));
+        return of(
+            in -> {
+              PCollection<Long> windowed = in.apply(Window.into(JOIN_WINDOWS.windowFn()));
+              TupleTag<Long> left = new TupleTag<>();
+              TupleTag<Long> right = new TupleTag<>();
+              return KeyedPCollectionTuple.of(
+                      left,
+                      windowed
+                          .apply("Left", Filter.by((Long x) -> x % 2 == 0))
+                          .apply("KeyLeft", WithKeys.of(key).withKeyType(TypeDescriptors.longs())))
+                  .and(
+                      right,
+                      windowed
+                          .apply("Right", Filter.by((Long x) -> x % 2 == 1))
+                          .apply("KeyRight", WithKeys.of(key).withKeyType(TypeDescriptors.longs())))
+                  .apply(CoGroupByKey.create())
+                  .apply(ParDo.of(new NativePairs(left, right, matches)))
+                  .setCoder(KvCoder.of(VarLongCoder.of(), VarLongCoder.of()));
+            });
       case "A":
-        return Optional.of(
-            of(
-                in ->
-                    AggregateJoin.of(
-                            in.apply("Left", Filter.by((Long x) -> x % 2 == 0)),
-                            in.apply("Right", Filter.by((Long x) -> x % 2 == 1)))
-                        .within(JOIN_WINDOWS)
-                        .keyedBy(key, key, VarLongCoder.of())
-                        .where("Join", matches)));
+        return of(in -> aggregateJoin(in, key).where("Join", matches));
+      case "U":
+        // Each key has one left and one right tuple per window, so E_J embeds at most one pair.
+        return of(
+            in ->
+                aggregateJoin(in, key)
+                    .embed("Join", matches)
+                    .apply("X unrolled", Unwrap.<KV<Long, Long>>unrolled(1)));
       default:
-        return Optional.empty();
+        return of(in -> aggregateJoin(in, key).whereMultiOutput("Join", matches));
     }
+  }
+
+  private static AggregateJoin.Keyed<Long, Long, Long> aggregateJoin(
+      PCollection<Long> in, SerializableFunction<Long, Long> key) {
+    return AggregateJoin.of(
+            in.apply("Left", Filter.by((Long x) -> x % 2 == 0)),
+            in.apply("Right", Filter.by((Long x) -> x % 2 == 1)))
+        .within(JOIN_WINDOWS)
+        .keyedBy(key, key, VarLongCoder.of());
   }
 
   private static final class NativePairs extends DoFn<KV<Long, CoGbkResult>, KV<Long, Long>> {

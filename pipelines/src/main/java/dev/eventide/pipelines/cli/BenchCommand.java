@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import org.apache.beam.runners.direct.DirectOptions;
@@ -15,8 +14,6 @@ import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.runners.flink.FlinkRunner;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
-import org.apache.beam.sdk.transforms.PTransform;
-import org.apache.beam.sdk.values.PCollection;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -119,27 +116,23 @@ final class BenchCommand implements Runnable {
         }
         // Warm-up: load classes and JIT the runner once before measuring.
         TransformsBenchmark.run(
-            runner,
-            options,
-            "Map",
-            "D",
-            TransformsBenchmark.variant("Map", "D").orElseThrow(),
-            1000);
+            runner, options, "Map", "D", TransformsBenchmark.variant("Map", "D"), 1000);
         List<TransformsBenchmark.Result> results = new ArrayList<>();
         for (String operator : TransformsBenchmark.operators()) {
           if (operators != null && !operators.contains(operator.replace(' ', '-'))) {
             continue;
           }
           for (String variant : TransformsBenchmark.variants()) {
-            Optional<PTransform<PCollection<Long>, PCollection<?>>> t =
-                TransformsBenchmark.variant(operator, variant);
-            if (t.isEmpty()) {
-              continue;
-            }
             err.printf(Locale.ROOT, "bench: %s %s %s ...%n", runner, operator, variant);
             err.flush();
             results.add(
-                TransformsBenchmark.run(runner, options, operator, variant, t.get(), events));
+                TransformsBenchmark.run(
+                    runner,
+                    options,
+                    operator,
+                    variant,
+                    TransformsBenchmark.variant(operator, variant),
+                    events));
           }
         }
         Path chart = chartDir.resolve("transforms-" + runner + ".png");

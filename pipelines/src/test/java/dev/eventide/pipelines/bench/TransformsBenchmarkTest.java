@@ -21,17 +21,14 @@ class TransformsBenchmarkTest {
     List<TransformsBenchmark.Result> results = new ArrayList<>();
     for (String operator : List.of("Filter", "FlatMap x8", "Join")) {
       for (String variant : TransformsBenchmark.variants()) {
-        var transform = TransformsBenchmark.variant(operator, variant);
-        if (transform.isPresent()) {
-          results.add(
-              TransformsBenchmark.run(
-                  "direct",
-                  name -> TestRunner.DIRECT.options(1),
-                  operator,
-                  variant,
-                  transform.get(),
-                  200));
-        }
+        results.add(
+            TransformsBenchmark.run(
+                "direct",
+                name -> TestRunner.DIRECT.options(1),
+                operator,
+                variant,
+                TransformsBenchmark.variant(operator, variant),
+                200));
       }
     }
     for (TransformsBenchmark.Result r : results) {

@@ -32,7 +32,7 @@ import org.joda.time.Instant;
  * sides share one watermark and late data is late for both joins alike.
  */
 class JoinTest {
-  private static final Duration L = Duration.millis(25);
+  static final Duration L = Duration.millis(25);
   static final List<WindowSpec> WINDOWS =
       List.of(
           WindowSpec.tumbling(Duration.millis(20)),
@@ -137,7 +137,7 @@ class JoinTest {
     }
   }
 
-  private static EventTimeStream<Integer> stream(long seed, WindowSpec w, boolean late) {
+  static EventTimeStream<Integer> stream(long seed, WindowSpec w, boolean late) {
     Random random = new Random(seed);
     EventTimeStream<Integer> s =
         EventTimeStream.of(VarIntCoder.of()).withWindowing(w.windowFn(), L);
@@ -164,22 +164,6 @@ class JoinTest {
       }
     }
     return s;
-  }
-
-  @OnEachRunner(TestRunner.DIRECT)
-  void equalsTheNativeWindowedJoinWithLateData(TestPipeline p) {
-    for (int seed = 0; seed < 6; seed++) {
-      WindowSpec w = WINDOWS.get(seed % 2);
-      PCollection<Integer> in = p.apply("Stream " + seed, stream(seed, w, true).build());
-      Differential.of(
-              "native join " + seed,
-              nativeJoin(w, L),
-              "aggregate join " + seed,
-              aggregateJoin(w, L))
-          .ignoring(Differential.Field.WINDOW)
-          .assertSameOutput(in);
-    }
-    p.run();
   }
 
   /** A+ emits its pairs in A3's own windows and panes: every field equals the native join's. */

@@ -5,6 +5,7 @@ import java.util.Iterator;
 import java.util.List;
 import org.apache.beam.sdk.coders.BooleanCoder;
 import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.InstantCoder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.coders.VoidCoder;
@@ -19,11 +20,14 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
 
 /**
  * The paper's feedback edge (property P3) in Beam, whose pipelines are acyclic: {@code
@@ -38,7 +42,10 @@ import org.apache.beam.sdk.values.PCollection;
  * that arrived together, never copies from another input's loop. A copy that arrives late (within
  * the aggregate's allowed lateness L) starts a loop of its own in a later firing. A firing is late
  * when a copy came in a late pane; its outputs are in a late pane too, the others in an on-time
- * pane, as the aggregate's own panes would be.
+ * pane, as the aggregate's own panes would be. A tuple and timestamp are forgotten once the
+ * watermark passes τ + L, when no copy can come any more; until then nothing but a pending firing
+ * holds the watermark, so a long L does not hold back what comes after the loop. Outputs are in δ
+ * windows with allowed lateness L.
  *
  * <p>An aggregate that never stops producing fails the pipeline after {@link #withMaxIterations}
  * iterations of one loop (default {@value #DEFAULT_MAX_ITERATIONS}), naming the tuple it started
@@ -108,18 +115,27 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
   @Override
   public PCollection<T> expand(PCollection<T> input) {
     Coder<T> tupleCoder = aggregate.keyCoder();
+    Duration lateness = aggregate.getAllowedLateness();
+    // Keyed by tuple and timestamp in the global window rather than by tuple in δ windows: Beam
+    // holds a stateful step's output watermark at each live window's end until the window
+    // expires, which would hold everything downstream back by L. The loop keeps its own expiry.
     return input
+        .apply(
+            "GlobalWindow",
+            Window.<T>into(new GlobalWindows())
+                .withAllowedLateness(Duration.ZERO)
+                .discardingFiredPanes())
+        .apply("KeyByAllAttributesAndTimestamp", ParDo.of(new KeyByTupleAndTimestampFn<T>()))
+        .setCoder(KvCoder.of(KvCoder.of(tupleCoder, InstantCoder.of()), VoidCoder.of()))
+        .apply(
+            "IterateUntilEmpty",
+            ParDo.of(new LoopFn<>(aggregate.outputFn(), lateness, maxIterations, firingMarker)))
+        .setCoder(tupleCoder)
         .apply(
             "DeltaWindows",
             Window.<T>into(WindowSpec.delta().windowFn())
-                .withAllowedLateness(aggregate.getAllowedLateness())
-                .discardingFiredPanes())
-        .apply("KeyByAllAttributes", ParDo.of(new KeyBySelfFn<T>()))
-        .setCoder(KvCoder.of(tupleCoder, VoidCoder.of()))
-        .apply(
-            "IterateUntilEmpty",
-            ParDo.of(new LoopFn<>(aggregate.outputFn(), maxIterations, firingMarker)))
-        .setCoder(tupleCoder);
+                .withAllowedLateness(lateness)
+                .discardingFiredPanes());
   }
 
   @Override
@@ -130,22 +146,27 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
         .add(DisplayData.item("maxIterations", maxIterations));
   }
 
-  private static final class KeyBySelfFn<T> extends DoFn<T, KV<T, Void>> {
+  private static final class KeyByTupleAndTimestampFn<T> extends DoFn<T, KV<KV<T, Instant>, Void>> {
     @ProcessElement
-    public void process(@Element T tuple, OutputReceiver<KV<T, Void>> out) {
-      out.output(KV.of(tuple, null));
+    public void process(
+        @Element T tuple,
+        @Timestamp Instant timestamp,
+        OutputReceiver<KV<KV<T, Instant>, Void>> out) {
+      out.output(KV.of(KV.of(tuple, timestamp), null));
     }
   }
 
-  private static final class LoopFn<T> extends DoFn<KV<T, Void>, T> {
-    // How many copies of the key's tuple arrived for the next firing.
+  private static final class LoopFn<T> extends DoFn<KV<KV<T, Instant>, Void>, T> {
+    // How many copies of the key's tuple and timestamp arrived for the next firing.
     private static final String COPIES = "copies";
     // How many times the loop fired for the key's tuple and timestamp.
     private static final String FIRINGS = "firings";
     // Whether a copy for the next firing came in a late pane.
     private static final String LATE = "late";
-    // Fires the loop at the window's timestamp τ, holding the output watermark there.
+    // Fires the loop at the timestamp τ, holding the output watermark there (C3).
     private static final String FIRE = "fire";
+    // Forgets the key once no copy can come any more (τ + L), without holding the watermark.
+    private static final String EXPIRE = "expire";
 
     @StateId(COPIES)
     private final StateSpec<ValueState<Long>> copiesSpec = StateSpecs.value(VarLongCoder.of());
@@ -159,29 +180,38 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
     @TimerId(FIRE)
     private final TimerSpec fireSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
+    @TimerId(EXPIRE)
+    private final TimerSpec expireSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
     private final Aggregate.MultiWindowFunction<T, T, T> outputFn;
+    private final Duration lateness;
     private final long maxIterations;
     private final FiringMarker<T> firingMarker;
 
     LoopFn(
         Aggregate.MultiWindowFunction<T, T, T> outputFn,
+        Duration lateness,
         long maxIterations,
         FiringMarker<T> firingMarker) {
       this.outputFn = outputFn;
+      this.lateness = lateness;
       this.maxIterations = maxIterations;
       this.firingMarker = firingMarker;
     }
 
     @ProcessElement
     public void process(
-        IntervalWindow window,
+        @Element KV<KV<T, Instant>, Void> copy,
         PaneInfo pane,
         @StateId(COPIES) ValueState<Long> copies,
         @StateId(LATE) ValueState<Boolean> late,
-        @TimerId(FIRE) Timer fire) {
+        @TimerId(FIRE) Timer fire,
+        @TimerId(EXPIRE) Timer expire) {
+      Instant tau = copy.getKey().getValue();
       Long seen = copies.read();
       if (seen == null) {
-        fire.withOutputTimestamp(window.maxTimestamp()).set(window.maxTimestamp());
+        fire.withOutputTimestamp(tau).set(tau);
+        expire.withNoOutputTimestamp().set(tau.plus(lateness).plus(WindowSpec.DELTA));
         seen = 0L;
       }
       copies.write(seen + 1);
@@ -192,12 +222,14 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
 
     @OnTimer(FIRE)
     public void onFire(
-        @Key T tuple,
-        IntervalWindow window,
+        @Key KV<T, Instant> key,
         @StateId(COPIES) ValueState<Long> copies,
         @StateId(FIRINGS) ValueState<Long> firings,
         @StateId(LATE) ValueState<Boolean> lateCopies,
         OutputReceiver<T> out) {
+      T tuple = key.getKey();
+      Instant tau = key.getValue();
+      IntervalWindow window = new IntervalWindow(tau, WindowSpec.DELTA);
       long count = copies.read();
       copies.clear();
       Long fired = firings.read();
@@ -216,7 +248,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
         throw new IllegalStateException(
             String.format(
                 "Loop met %d copies of one tuple at %s, more than a list can hold: %s",
-                count, window.maxTimestamp(), tuple));
+                count, tau, tuple));
       }
       T next = firstOrNull(outputFn.apply(window, tuple, Collections.nCopies((int) count, tuple)));
       if (next != null) {
@@ -230,11 +262,18 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
                       + " iterations, starting from %s at %s. An aggregate under Loop must"
                       + " eventually produce nothing; if this many iterations are expected, raise"
                       + " the limit with Loop.withMaxIterations.",
-                  maxIterations, tuple, window.maxTimestamp()));
+                  maxIterations, tuple, tau));
         }
         out.builder(next).setPaneInfo(pane).output();
         next = firstOrNull(outputFn.apply(window, next, List.of(next)));
       }
+    }
+
+    @OnTimer(EXPIRE)
+    public void onExpire(
+        @StateId(FIRINGS) ValueState<Long> firings, @StateId(LATE) ValueState<Boolean> late) {
+      firings.clear();
+      late.clear();
     }
 
     private static <T> T firstOrNull(Iterable<T> outputs) {

@@ -26,6 +26,7 @@ import org.apache.beam.sdk.transforms.Filter;
 import org.apache.beam.sdk.transforms.Reify;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TypeDescriptors;
@@ -90,6 +91,50 @@ class SemanticDifferencesTest {
             TimestampedValue.of(1, t(1)),
             TimestampedValue.of(5, t(5)),
             TimestampedValue.of(3, t(2)));
+    p.run();
+  }
+
+  /**
+   * Downstream, a long allowed lateness does not hold the watermark back: a later windowed count (1
+   * s windows, no lateness) fires its on-time pane with the on-time tuple alone, as after Beam's
+   * Filter, not with the tuple that came late within L. (Beam's Filter passes that tuple on at
+   * once, and the count drops it; after X it comes a watermark advance later, and the count still
+   * takes it in a late pane of its own.)
+   */
+  private static Window<Integer> secondsWithoutLateness() {
+    return Window.<Integer>into(FixedWindows.of(Duration.standardSeconds(1)))
+        .withAllowedLateness(Duration.ZERO)
+        .discardingFiredPanes();
+  }
+
+  @OnEachRunner(TestRunner.DIRECT)
+  void aLongLatenessDoesNotHoldTheWatermarkBackDownstream(TestPipeline p) {
+    Duration longLateness = Duration.standardHours(1);
+    TestStream<Integer> stream =
+        EventTimeStream.of(VarIntCoder.of())
+            .withWindowing(FixedWindows.of(WindowSpec.DELTA), longLateness)
+            .onTime(1, t(500))
+            .advanceWatermarkTo(t(5_000))
+            .lateWithinLateness(2, t(200))
+            .advanceWatermarkTo(t(10_000))
+            .build();
+    PCollection<Integer> input = p.apply(stream);
+    PCollection<Long> afterAggregate =
+        input
+            .apply(
+                "Aggregate",
+                AggregateFilter.by((Integer x) -> true).withAllowedLateness(longLateness))
+            .apply("AggregateSeconds", secondsWithoutLateness())
+            .apply(
+                "AggregateCount", Combine.globally(Count.<Integer>combineFn()).withoutDefaults());
+    PCollection<Long> afterNative =
+        input
+            .apply("Native", Filter.by((Integer x) -> true))
+            .apply("NativeSeconds", secondsWithoutLateness())
+            .apply("NativeCount", Combine.globally(Count.<Integer>combineFn()).withoutDefaults());
+    IntervalWindow firstSecond = new IntervalWindow(t(0), t(1_000));
+    PAssert.that(afterNative).inOnTimePane(firstSecond).containsInAnyOrder(1L);
+    PAssert.that(afterAggregate).inOnTimePane(firstSecond).containsInAnyOrder(1L);
     p.run();
   }
 

@@ -21,7 +21,7 @@ import org.apache.beam.sdk.coders.VarLongCoder;
  *       constant space, which keeps 10,000 copies of one event cheap);
  *   <li>{@code loopCopies}: identical E outputs that met in X's first loop step (0 before it);
  *   <li>{@code firing}: which firing of X's loop, for this E output and timestamp, started the
- *       loop: 0 on time, then 1, 2, ... for copies that arrived late;
+ *       loop: 0 for the copies that arrived on time, −1, −2, ... for each copy that arrived late;
  *   <li>{@code late}: whether that firing was late, so that X's outputs keep the lateness of the E
  *       output they came from;
  *   <li>{@code index}: the counter c, −1 for E's output, then the position X emits next.

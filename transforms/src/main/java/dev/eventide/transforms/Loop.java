@@ -3,7 +3,6 @@ package dev.eventide.transforms;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
-import org.apache.beam.sdk.coders.BooleanCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.InstantCoder;
 import org.apache.beam.sdk.coders.KvCoder;
@@ -34,18 +33,18 @@ import org.joda.time.Instant;
  * Loop.of(aggregate)} applies a δ-window Aggregate keyed by all attributes to its input <em>and to
  * every output it produces</em>, until it produces nothing, and emits every output.
  *
- * <p>Per tuple value and timestamp τ, the copies that arrive are counted until an event-time timer
- * at τ fires; the timer holds the output watermark at τ until the loop has drained (condition C3:
- * the watermark moves on only after every looped result is out). In the firing, f_O runs on the
- * copies, then on its own output, and so on, inside the same firing, so a looped tuple is never
- * late (condition C2). Each looped output is processed on its own: f_O sees the copies of an input
- * that arrived together, never copies from another input's loop. A copy that arrives late (within
- * the aggregate's allowed lateness L) starts a loop of its own in a later firing. A firing is late
- * when a copy came in a late pane; its outputs are in a late pane too, the others in an on-time
- * pane, as the aggregate's own panes would be. A tuple and timestamp are forgotten once the
- * watermark passes τ + L, when no copy can come any more; until then nothing but a pending firing
- * holds the watermark, so a long L does not hold back what comes after the loop. Outputs are in δ
- * windows with allowed lateness L.
+ * <p>Per tuple value and timestamp τ, the copies that arrive on time are counted until an
+ * event-time timer at τ fires; the timer holds the output watermark at τ until the loop has drained
+ * (condition C3: the watermark moves on only after every looped result is out). In the firing, f_O
+ * runs on the copies, then on its own output, and so on, inside the same firing, so a looped tuple
+ * is never late (condition C2). Each looped output is processed on its own: f_O sees the copies of
+ * an input that arrived together, never copies from another input's loop. A copy that arrives late
+ * (after the watermark passed τ, or in a late pane; within the aggregate's allowed lateness L)
+ * loops at once, on its own, as a late element fires a GroupByKey's late pane at once; its outputs
+ * are in a late pane, those of the on-time copies in an on-time pane. A tuple and timestamp are
+ * forgotten once the watermark passes τ + L, when no copy can come any more; until then nothing but
+ * a pending firing holds the watermark, so a long L does not hold back what comes after the loop.
+ * Outputs are in δ windows with allowed lateness L.
  *
  * <p>An aggregate that never stops producing fails the pipeline after {@link #withMaxIterations}
  * iterations of one loop (default {@value #DEFAULT_MAX_ITERATIONS}), naming the tuple it started
@@ -58,10 +57,10 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
   public static final long DEFAULT_MAX_ITERATIONS = 10_000_000L;
 
   /**
-   * Marks the first output of a firing with the firing's number for its tuple and timestamp (0 on
-   * time, then 1, 2, ... for late copies) and whether it was late, so that an aggregate whose loops
-   * would otherwise repeat can keep them apart, and its outputs can keep their lateness. {@link
-   * Unwrap} uses it; {@link #of} marks nothing.
+   * Marks the first output of a firing with the firing's number for its tuple and timestamp (0 for
+   * the on-time copies, −1, −2, ... for each late copy) and whether it was late, so that an
+   * aggregate whose loops would otherwise repeat can keep them apart, and its outputs can keep
+   * their lateness. {@link Unwrap} uses it; {@link #of} marks nothing.
    */
   @FunctionalInterface
   interface FiringMarker<T> extends java.io.Serializable {
@@ -157,13 +156,11 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
   }
 
   private static final class LoopFn<T> extends DoFn<KV<KV<T, Instant>, Void>, T> {
-    // How many copies of the key's tuple and timestamp arrived for the next firing.
+    // How many on-time copies of the key's tuple and timestamp wait for the firing at τ.
     private static final String COPIES = "copies";
-    // How many times the loop fired for the key's tuple and timestamp.
-    private static final String FIRINGS = "firings";
-    // Whether a copy for the next firing came in a late pane.
-    private static final String LATE = "late";
-    // Fires the loop at the timestamp τ, holding the output watermark there (C3).
+    // How many late copies of the key's tuple and timestamp have looped.
+    private static final String LATE_LOOPS = "lateLoops";
+    // Fires the loop of the on-time copies at τ, holding the output watermark there (C3).
     private static final String FIRE = "fire";
     // Forgets the key once no copy can come any more (τ + L), without holding the watermark.
     private static final String EXPIRE = "expire";
@@ -171,11 +168,8 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
     @StateId(COPIES)
     private final StateSpec<ValueState<Long>> copiesSpec = StateSpecs.value(VarLongCoder.of());
 
-    @StateId(FIRINGS)
-    private final StateSpec<ValueState<Long>> firingsSpec = StateSpecs.value(VarLongCoder.of());
-
-    @StateId(LATE)
-    private final StateSpec<ValueState<Boolean>> lateSpec = StateSpecs.value(BooleanCoder.of());
+    @StateId(LATE_LOOPS)
+    private final StateSpec<ValueState<Long>> lateLoopsSpec = StateSpecs.value(VarLongCoder.of());
 
     @TimerId(FIRE)
     private final TimerSpec fireSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
@@ -204,55 +198,67 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
         @Element KV<KV<T, Instant>, Void> copy,
         PaneInfo pane,
         @StateId(COPIES) ValueState<Long> copies,
-        @StateId(LATE) ValueState<Boolean> late,
+        @StateId(LATE_LOOPS) ValueState<Long> lateLoops,
         @TimerId(FIRE) Timer fire,
-        @TimerId(EXPIRE) Timer expire) {
+        @TimerId(EXPIRE) Timer expire,
+        OutputReceiver<T> out) {
+      T tuple = copy.getKey().getKey();
       Instant tau = copy.getKey().getValue();
+      if (pane.getTiming() == PaneInfo.Timing.LATE || fire.getCurrentRelativeTime().isAfter(tau)) {
+        // A late copy loops at once, as a late element fires a GroupByKey's late pane at once.
+        Long looped = lateLoops.read();
+        long loop = looped == null ? 1 : looped + 1;
+        lateLoops.write(loop);
+        expire.withNoOutputTimestamp().set(expiry(tau));
+        iterate(tuple, tau, 1, -loop, PaneInfo.Timing.LATE, loop, out);
+        return;
+      }
       Long seen = copies.read();
       if (seen == null) {
         fire.withOutputTimestamp(tau).set(tau);
-        expire.withNoOutputTimestamp().set(tau.plus(lateness).plus(WindowSpec.DELTA));
+        expire.withNoOutputTimestamp().set(expiry(tau));
         seen = 0L;
       }
       copies.write(seen + 1);
-      if (pane.getTiming() == PaneInfo.Timing.LATE) {
-        late.write(true);
-      }
     }
 
     @OnTimer(FIRE)
     public void onFire(
-        @Key KV<T, Instant> key,
-        @StateId(COPIES) ValueState<Long> copies,
-        @StateId(FIRINGS) ValueState<Long> firings,
-        @StateId(LATE) ValueState<Boolean> lateCopies,
-        OutputReceiver<T> out) {
-      T tuple = key.getKey();
-      Instant tau = key.getValue();
-      IntervalWindow window = new IntervalWindow(tau, WindowSpec.DELTA);
+        @Key KV<T, Instant> key, @StateId(COPIES) ValueState<Long> copies, OutputReceiver<T> out) {
       long count = copies.read();
       copies.clear();
-      Long fired = firings.read();
-      long firing = fired == null ? 0 : fired;
-      firings.write(firing + 1);
-      boolean late = lateCopies.read() != null;
-      lateCopies.clear();
-      PaneInfo pane =
-          PaneInfo.createPane(
-              firing == 0,
-              false,
-              late ? PaneInfo.Timing.LATE : PaneInfo.Timing.ON_TIME,
-              firing,
-              firing);
+      iterate(key.getKey(), key.getValue(), count, 0, PaneInfo.Timing.ON_TIME, 0, out);
+    }
+
+    @OnTimer(EXPIRE)
+    public void onExpire(@StateId(LATE_LOOPS) ValueState<Long> lateLoops) {
+      lateLoops.clear();
+    }
+
+    private Instant expiry(Instant tau) {
+      return tau.plus(lateness).plus(WindowSpec.DELTA);
+    }
+
+    /** f_O on the copies, then on each output until there is none, emitting every output. */
+    private void iterate(
+        T tuple,
+        Instant tau,
+        long count,
+        long firing,
+        PaneInfo.Timing timing,
+        long paneIndex,
+        OutputReceiver<T> out) {
       if (count > Integer.MAX_VALUE) {
         throw new IllegalStateException(
             String.format(
                 "Loop met %d copies of one tuple at %s, more than a list can hold: %s",
                 count, tau, tuple));
       }
+      IntervalWindow window = new IntervalWindow(tau, WindowSpec.DELTA);
+      PaneInfo pane = PaneInfo.createPane(paneIndex == 0, false, timing, paneIndex, paneIndex);
       T next = firstOrNull(outputFn.apply(window, tuple, Collections.nCopies((int) count, tuple)));
       if (next != null) {
-        next = firingMarker.mark(next, firing, late);
+        next = firingMarker.mark(next, firing, timing == PaneInfo.Timing.LATE);
       }
       for (long iteration = 1; next != null; iteration++) {
         if (iteration > maxIterations) {
@@ -267,13 +273,6 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
         out.builder(next).setPaneInfo(pane).output();
         next = firstOrNull(outputFn.apply(window, next, List.of(next)));
       }
-    }
-
-    @OnTimer(EXPIRE)
-    public void onExpire(
-        @StateId(FIRINGS) ValueState<Long> firings, @StateId(LATE) ValueState<Boolean> late) {
-      firings.clear();
-      late.clear();
     }
 
     private static <T> T firstOrNull(Iterable<T> outputs) {

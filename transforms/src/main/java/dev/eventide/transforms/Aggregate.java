@@ -189,10 +189,10 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
   /**
    * Returns the same Aggregate emitting the outputs of keys for which {@code isLate} holds in late
-   * panes, even where its own window is on time. X's last step uses it: a loop holds the watermark
-   * back until it has drained, so X's last step sees every looped tuple on time, yet an output
-   * unwrapped from a late input is late, as the output of Beam's element-wise transforms keeps its
-   * input's pane.
+   * panes, even where its own window is on time. X's last step uses it: a pending loop firing holds
+   * the watermark back, so X's last step can see a looped tuple on time, yet an output unwrapped
+   * from a late input is late, as the output of Beam's element-wise transforms keeps its input's
+   * pane.
    */
   Aggregate<InputT, KeyT, OutputT> keepingLatenessOf(SerializableFunction<KeyT, Boolean> isLate) {
     return toBuilder().setLateKeys(isLate).build();

@@ -19,9 +19,9 @@ import org.joda.time.Duration;
  *
  * <p>The loop numbers its firings per E output and timestamp, so that the loop of a late copy never
  * repeats, tuple for tuple, the loop of an on-time copy: the two could otherwise meet in one window
- * of A2 and be emitted once. (See {@link Embedded}.) It also marks a firing of late copies, and A2
- * emits the tuples of such a loop in late panes: the loop holds the watermark until it drains, so
- * A2 would otherwise see them on time.
+ * of A2 and be emitted once. (See {@link Embedded}.) It also marks the loops of late copies, and A2
+ * emits their tuples in late panes: a pending loop firing holds the watermark back, so A2 could
+ * otherwise see them on time.
  *
  * <p>No limit on fan-out or on the multiplicity of identical tuples; the cost is one loop iteration
  * and one A2 key per output tuple. Allowed lateness L applies to both steps, so tuples of a late E

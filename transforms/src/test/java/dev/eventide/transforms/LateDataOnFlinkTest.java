@@ -7,14 +7,12 @@ import dev.eventide.testing.lateness.LateEventGenerator;
 import dev.eventide.testing.lateness.LateEventSource;
 import dev.eventide.testing.lateness.LatenessDistribution;
 import dev.eventide.testing.runners.OnEachRunner;
+import dev.eventide.testing.runners.PipelineMetrics;
 import dev.eventide.testing.runners.TestRunner;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.Counter;
-import org.apache.beam.sdk.metrics.MetricNameFilter;
-import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.Metrics;
-import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.MapElements;
@@ -102,18 +100,7 @@ class LateDataOnFlinkTest {
   }
 
   private static long counter(PipelineResult result, String name) {
-    long total = 0;
-    for (MetricResult<Long> c :
-        result
-            .metrics()
-            .queryMetrics(
-                MetricsFilter.builder()
-                    .addNameFilter(MetricNameFilter.named(LateDataOnFlinkTest.class, name))
-                    .build())
-            .getCounters()) {
-      total += c.getAttempted();
-    }
-    return total;
+    return PipelineMetrics.counter(result, LateDataOnFlinkTest.class.getName(), name);
   }
 
   /** Counts elements, and those in late panes. */

@@ -1,5 +1,6 @@
 package dev.eventide.pipelines.bench;
 
+import dev.eventide.testing.runners.PipelineMetrics;
 import dev.eventide.transforms.Aggregate;
 import dev.eventide.transforms.AggregateFilter;
 import dev.eventide.transforms.AggregateFlatMap;
@@ -16,10 +17,7 @@ import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.io.GenerateSequence;
-import org.apache.beam.sdk.metrics.MetricNameFilter;
-import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.Metrics;
-import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.Filter;
@@ -245,17 +243,7 @@ public final class TransformsBenchmark {
     PipelineResult result = p.run();
     result.waitUntilFinish();
     double seconds = (System.nanoTime() - start) / 1e9;
-    long outputs = 0;
-    for (MetricResult<Long> c :
-        result
-            .metrics()
-            .queryMetrics(
-                MetricsFilter.builder()
-                    .addNameFilter(MetricNameFilter.named(NAMESPACE, "outputs"))
-                    .build())
-            .getCounters()) {
-      outputs += c.getAttempted();
-    }
+    long outputs = PipelineMetrics.counter(result, NAMESPACE, "outputs");
     return new Result(runnerName, operator, variant, events, outputs, seconds);
   }
 

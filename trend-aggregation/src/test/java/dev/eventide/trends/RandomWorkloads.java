@@ -63,7 +63,45 @@ public final class RandomWorkloads {
     return text.toString();
   }
 
+  /**
+   * A workload for windows of thousands of events, every pattern form, partitioned by an
+   * equivalence over ten keys (so that GRETA, quadratic per partition, stays fast): WITHIN 500 ms,
+   * tumbling or sliding by 250 ms. For {@link #denseEvents}.
+   */
+  public String largeWindowWorkload(int queries) {
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < queries; i++) {
+      text.append(query("q" + i, true)).append('\n');
+    }
+    return text.toString();
+  }
+
+  /** {@code count} events at times in [0, span), in time order, equivalence keys k in 0–9. */
+  public List<Event> denseEvents(int count, int span) {
+    List<Event> events = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      events.add(
+          Event.of(
+              pick(TYPES),
+              random.nextInt(span),
+              "a",
+              random.nextInt(4),
+              "s",
+              pick("x", "y"),
+              "k",
+              random.nextInt(10),
+              "g",
+              random.nextInt(2)));
+    }
+    events.sort(java.util.Comparator.comparingLong(Event::time));
+    return events;
+  }
+
   private String query(String name) {
+    return query(name, false);
+  }
+
+  private String query(String name, boolean large) {
     Pattern pattern = pattern(3);
     List<String> positive = new ArrayList<>(pattern.positiveTypes());
     List<String> all = new ArrayList<>(positive);
@@ -83,7 +121,7 @@ public final class RandomWorkloads {
         .append('\n');
     q.append("PATTERN ").append(pattern).append('\n');
     List<String> where = new ArrayList<>();
-    if (random.nextInt(4) == 0) {
+    if (large || random.nextInt(4) == 0) {
       where.add("[k]");
     }
     for (String type : all) {
@@ -105,9 +143,11 @@ public final class RandomWorkloads {
     if (random.nextBoolean()) {
       q.append("GROUPBY g\n");
     }
-    int within = 8 + random.nextInt(20);
+    int within = large ? 500 : 8 + random.nextInt(20);
     q.append("WITHIN ").append(within).append(" ms");
-    if (random.nextBoolean()) {
+    if (large) {
+      q.append(random.nextBoolean() ? " SLIDE 250 ms" : "");
+    } else if (random.nextBoolean()) {
       q.append(" SLIDE ").append(1 + random.nextInt(within)).append(" ms");
     }
     return q.append('\n').toString();

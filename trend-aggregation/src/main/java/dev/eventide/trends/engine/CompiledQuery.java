@@ -140,6 +140,11 @@ final class CompiledQuery {
     return true;
   }
 
+  /** The {@code E.a op NEXT(E).b} predicates on the type (empty if none). */
+  Predicate.OnAdjacent[] adjacentPredicates(String type) {
+    return adjacentPredicates.getOrDefault(type, new Predicate.OnAdjacent[0]);
+  }
+
   boolean hasAdjacentPredicates(String type) {
     Predicate.OnAdjacent[] predicates = adjacentPredicates.get(type);
     return predicates != null && predicates.length > 0;

@@ -11,17 +11,23 @@ import java.util.function.Consumer;
 
 /** The engines by name, as the command line and the benchmarks choose them. */
 public enum Engines {
-  /** {@link HamletEngine} with dynamic, per-burst sharing decisions. */
+  /** Running sums, bursts shared when the benefit model says it pays ({@link TrendPlan}). */
   HAMLET,
-  /** {@link HamletEngine} that shares every burst it can (the static optimizer). */
+  /** Running sums, every burst of a shared Kleene type shared (the static optimizer). */
   HAMLET_STATIC,
-  /** {@link GretaEngine}: each query on its own. */
+  /** Running sums, each query on its own: the incremental executor without sharing. */
+  UNSHARED,
+  /** {@link GretaEngine}: each query on its own, every edge visited (the baseline). */
   GRETA;
 
   public TrendEngine create(Workload workload, Consumer<TrendResult> sink) {
     return switch (this) {
-      case HAMLET -> HamletEngine.create(workload, HamletEngine.Sharing.DYNAMIC, sink);
-      case HAMLET_STATIC -> HamletEngine.create(workload, HamletEngine.Sharing.STATIC, sink);
+      case HAMLET ->
+          new IncrementalEngine(TrendPlan.compile(workload, TrendPlan.Sharing.DYNAMIC), sink);
+      case HAMLET_STATIC ->
+          new IncrementalEngine(TrendPlan.compile(workload, TrendPlan.Sharing.STATIC), sink);
+      case UNSHARED ->
+          new IncrementalEngine(TrendPlan.compile(workload, TrendPlan.Sharing.NONE), sink);
       case GRETA -> GretaEngine.create(workload, sink);
     };
   }
@@ -45,7 +51,10 @@ public enum Engines {
     return results;
   }
 
-  /** The command-line spelling: {@code hamlet}, {@code hamlet-static}, {@code greta}. */
+  /**
+   * The command-line spelling: {@code hamlet}, {@code hamlet-static}, {@code unshared}, {@code
+   * greta}.
+   */
   public String cliName() {
     return name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
@@ -57,6 +66,6 @@ public enum Engines {
       }
     }
     throw new IllegalArgumentException(
-        "unknown engine '" + name + "': expected hamlet, hamlet-static or greta");
+        "unknown engine '" + name + "': expected hamlet, hamlet-static, unshared or greta");
   }
 }

@@ -1,6 +1,7 @@
 package dev.eventide.trends.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.eventide.trends.BruteForce;
 import dev.eventide.trends.Event;
@@ -71,9 +72,9 @@ class HamletPaperExamplesTest {
     Map<String, Long> stats = new java.util.HashMap<>();
     Map<String, String> values = values(Engines.HAMLET_STATIC, w, stream(true), stats);
     assertEquals(Map.of("q1", String.valueOf(30 + 34), "q2", String.valueOf(15 + 19)), values);
-    assertEquals(2L, stats.get("burstsShared"), "B1 and B2 are shared graphlets");
+    assertEquals(2L, stats.get("sharedBursts"), "B1 and B2 are shared graphlets");
     assertEquals(2L, stats.get("snapshots"), "one snapshot per graphlet: x and y");
-    assertEquals(null, stats.get("eventSnapshots"));
+    assertEquals(null, stats.get("splitBursts"));
     assertEquals(values, values(Engines.GRETA, w, stream(true)));
   }
 
@@ -85,36 +86,34 @@ class HamletPaperExamplesTest {
     Workload w = Workload.parse(WORKLOAD.formatted("WHERE B.x <= NEXT(B).x"));
     // q1: 2 + 4 + 8 + 16 + 34 = 64; q2: 1 + 2 + 2 + 6 + 15 = 26.
     Map<String, String> expected = Map.of("q1", "64", "q2", "26");
-    assertEquals(expected, values(Engines.GRETA, w, stream(true)));
-    assertEquals(expected, values(Engines.HAMLET, w, stream(true)));
+    for (Engines engine : Engines.values()) {
+      assertEquals(expected, values(engine, w, stream(true)), engine.cliName());
+    }
     assertEquals(expected, bruteForce(w, stream(true)));
   }
 
   @Test
-  void eventLevelSnapshotWhenAnEventMatchesOnlySomeQueries() {
-    // Definition 9 in the form this engine shares: b3 fails q2's predicate, so it becomes an
-    // event-level snapshot with value 8 for q1 and 0 for q2.
+  void anEventSomeQueriesRejectSplitsTheBurstIntoClasses() {
+    // b3 fails q2's predicate: q1 and q2 no longer accept the same events of B1, so B1 is
+    // evaluated for two classes of queries (a split); B2 (b5) is still shared.
     Workload w = Workload.parse(WORKLOAD.formatted("WHERE B.x != 1"));
     Map<String, Long> stats = new java.util.HashMap<>();
     Map<String, String> shared = values(Engines.HAMLET_STATIC, w, stream(true), stats);
-    assertEquals(1L, stats.get("eventSnapshots"));
+    assertEquals(1L, stats.get("splitBursts"));
+    assertEquals(2L, stats.get("sharedBursts"));
     assertEquals(bruteForce(w, stream(true)), shared);
     assertEquals(values(Engines.GRETA, w, stream(true)), shared);
   }
 
   @Test
-  void equations9To11TheBenefitModel() {
-    // Two queries share a burst of 4 B events in a graphlet of 4 (log2 g = 2), with 2 predecessor
-    // graphlets and one snapshot: with 5 events before the burst, 56 - 44 = 12 > 0 (Equation 9:
-    // share); with 13, 120 - 76 = 44 > 0 (Equation 11: merge).
-    // The snapshot cost is s_c · g · p = 1 · 4 · 2.
-    assertEquals(12.0, HamletEngine.benefit(2, 4, 5, 5, 4, 1 * 4 * 2, 1), 1e-9);
-    assertEquals(44.0, HamletEngine.benefit(2, 4, 13, 13, 4, 1 * 4 * 2, 1), 1e-9);
-    // Equation 10: the non-shared cost is 2 · 4 · 11 = 88; the text loses the shared cost's
-    // factors, 120 results e.g. from one snapshot over 5 graphlets with two propagated. Either
-    // way a second snapshot makes sharing cost more than it saves, and the graphlet is split.
-    assertEquals(88.0 - 120.0, HamletEngine.benefit(2, 4, 9, 9, 4, 1 * 4 * 5, 2), 1e-9);
-    assertEquals(true, HamletEngine.benefit(2, 4, 9, 9, 4, 2 * 4 * 2, 2) < 0);
+  void theBenefitModelSharesLongBurstsOfLargeNumbersAndNotShortBurstsOfSmallOnes() {
+    // Two queries, one window: a burst of 1 event over small counts costs less alone (one
+    // addition each) than a shared map; 12 events over counts of 1,000 bits cost far less shared.
+    assertTrue(TrendPlan.benefit(2, 1, 1, 1, 3, 1) < 0);
+    assertTrue(TrendPlan.benefit(2, 1, 12, 12, 1000, 1) > 0);
+    // More queries sharing the same coefficients only make it pay more.
+    assertTrue(
+        TrendPlan.benefit(20, 1, 12, 12, 1000, 1) > TrendPlan.benefit(2, 1, 12, 12, 1000, 1));
   }
 
   private static Map<String, String> values(Engines engine, Workload w, List<Event> events) {

@@ -1,0 +1,146 @@
+package dev.eventide.trends.engine;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a run of events of a shared Kleene type E does to a query's running sums, computed once for
+ * every query that accepts the same events (HAMLET's shared graphlet, Section 3.3, in the terms of
+ * running sums). With F the sum over the E prefixes the burst extends and X what flows into E from
+ * elsewhere (starts, other types, constant during a burst), a timestamp group of n events maps
+ * {@code F.count} to {@code (1 + n)·F.count + n·X.count}; over a burst the map composes to
+ *
+ * <pre>
+ *   F.count  ← α·F.count + β·X.count
+ *   F.events ← α·F.events + β·X.events + [E aggregated] (γ·F.count + δ·X.count)
+ *   F.sum    ← α·F.sum + β·X.sum + [E aggregated] (σ_a·F.count + τ_a·X.count)
+ * </pre>
+ *
+ * where α, β, γ, δ depend only on the group sizes and σ_a, τ_a on the sums of attribute a per
+ * group: the coefficients are the snapshot expressions, shared by all queries; applying them costs
+ * each query a few multiplications instead of one addition per event. The burst's last group is
+ * kept apart ({@link #lastSize}, {@link #lastSums}) because its prefixes are still pending.
+ */
+final class BurstMap {
+  final ExactInt alpha = new ExactInt(1);
+  final ExactInt beta = new ExactInt();
+  final ExactInt gamma = new ExactInt();
+  final ExactInt delta = new ExactInt();
+
+  /** Per summed attribute: σ and τ. */
+  final Map<String, ExactDecimal[]> sums = new LinkedHashMap<>();
+
+  long lastSize;
+  final Map<String, ExactDecimal> lastSums = new LinkedHashMap<>();
+
+  /**
+   * The map of the given timestamp groups: all but the last composed, the last kept apart.
+   *
+   * @param sizes events per group
+   * @param attributeSums per summed attribute, the sum of its values per group
+   */
+  static BurstMap of(long[] sizes, Map<String, ExactDecimal[]> attributeSums) {
+    BurstMap m = new BurstMap();
+    attributeSums
+        .keySet()
+        .forEach(a -> m.sums.put(a, new ExactDecimal[] {new ExactDecimal(), new ExactDecimal()}));
+    int last = sizes.length - 1;
+    for (int j = 0; j < last; j++) {
+      long n = sizes[j];
+      ExactInt a1 = new ExactInt(1 + n);
+      ExactInt nn = new ExactInt(n);
+      // σ' = a1·σ + S·α ; τ' = a1·τ + S·β + S (uses α, β before this group)
+      for (var e : m.sums.entrySet()) {
+        ExactDecimal s = attributeSums.get(e.getKey())[j];
+        ExactDecimal sigma = new ExactDecimal();
+        sigma.addProduct(e.getValue()[0], a1);
+        sigma.addProduct(s, m.alpha);
+        ExactDecimal tau = new ExactDecimal();
+        tau.addProduct(e.getValue()[1], a1);
+        tau.addProduct(s, m.beta);
+        tau.add(s);
+        e.getValue()[0] = sigma;
+        e.getValue()[1] = tau;
+      }
+      // γ' = a1·γ + n·α ; δ' = a1·δ + n·β + n
+      ExactInt gamma = new ExactInt();
+      gamma.addProduct(m.gamma, a1);
+      gamma.addProduct(nn, m.alpha);
+      ExactInt delta = new ExactInt();
+      delta.addProduct(m.delta, a1);
+      delta.addProduct(nn, m.beta);
+      delta.add(n);
+      m.gamma.set(gamma);
+      m.delta.set(delta);
+      // α' = a1·α ; β' = a1·β + n
+      m.alpha.multiply(a1);
+      m.beta.multiply(a1);
+      m.beta.add(n);
+    }
+    m.lastSize = sizes[last];
+    attributeSums.forEach((a, perGroup) -> m.lastSums.put(a, perGroup[last]));
+    return m;
+  }
+
+  /**
+   * Applies the map to a query's fresh E sum {@code f} (in place) given the inflow {@code x}, and
+   * returns the last group's prefixes, still pending.
+   *
+   * @param attribute the attribute the query sums over E, or null
+   * @param aggregatesE whether the query aggregates E (COUNT(E), SUM(E.a), AVG(E.a))
+   */
+  TrendSums apply(TrendSums f, TrendSums x, boolean aggregatesE, String attribute) {
+    ExactInt fCount = f.count.copy();
+    f.count.affine(alpha, x.count, beta);
+    if (f.events != null) {
+      ExactInt events = new ExactInt();
+      events.addProduct(f.events, alpha);
+      events.addProduct(x.events, beta);
+      if (aggregatesE) {
+        events.addProduct(fCount, gamma);
+        events.addProduct(x.count, delta);
+      }
+      f.events.set(events);
+    }
+    if (f.sum != null) {
+      ExactDecimal sum = new ExactDecimal();
+      sum.addProduct(f.sum, alpha);
+      sum.addProduct(x.sum, beta);
+      if (aggregatesE) {
+        ExactDecimal[] st = sums.get(attribute);
+        sum.addProduct(st[0], fCount);
+        sum.addProduct(st[1], x.count);
+      }
+      f.sum.set(sum);
+    }
+    // The last group: each of its n events reads T = X + F and is extended by itself.
+    TrendSums t = x.copy();
+    t.add(f);
+    ExactInt n = new ExactInt(lastSize);
+    TrendSums last = TrendSums.empty(f.shape());
+    last.count.addProduct(t.count, n);
+    if (last.events != null) {
+      last.events.addProduct(t.events, n);
+      if (aggregatesE) {
+        last.events.addProduct(t.count, n);
+      }
+    }
+    if (last.sum != null) {
+      last.sum.addProduct(t.sum, n);
+      if (aggregatesE) {
+        last.sum.addProduct(lastSums.get(attribute), t.count);
+      }
+    }
+    return last;
+  }
+
+  /** Attributes summed by the queries of a class, for {@link #of}. */
+  static List<String> summedAttributes(List<QueryPlan> queries, String type) {
+    return queries.stream()
+        .filter(q -> q.shape.sum() && q.compiled.isAggregated(type))
+        .map(q -> q.compiled.query.aggregation().attribute())
+        .distinct()
+        .toList();
+  }
+}

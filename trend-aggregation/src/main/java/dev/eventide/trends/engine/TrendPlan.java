@@ -1,0 +1,502 @@
+package dev.eventide.trends.engine;
+
+import dev.eventide.trends.Event;
+import dev.eventide.trends.query.Workload;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A workload compiled for incremental evaluation: the immutable half of the executor (the model is
+ * Flink CEP's {@code NFA} apart from its per-key {@code NFAState}). It splits the workload into
+ * sharing units — queries sharing a Kleene sub-pattern {@code E+} ({@link SharingAnalysis}) or a
+ * query alone — and advances a {@link TrendState} per (unit, partition) by the events of one
+ * timestamp at a time, in non-decreasing time order; {@link #closeWindows} returns the results of
+ * the windows that end by a time.
+ *
+ * <p>Cost (n events per window, k queries, WITHIN/SLIDE = s open windows per event): every query
+ * keeps its trend prefixes as a few running sums per window, so an event costs each query that
+ * reads its type O(s) additions, independent of n — O(s · log n) for a type with one {@code E.a op
+ * NEXT(E).b} predicate (an ordered index), O(s · n) with several (a scan: the one super-linear
+ * case). Numbers are exact, so an addition costs in proportion to the numbers' size: trend counts
+ * over a burst of b events have about b bits. Within a sharing unit, a burst of E events is
+ * buffered and, for each class of queries that accept the same events, either evaluated once as a
+ * shared linear map ({@link BurstMap}: a few multiplications per query and window) or event by
+ * event per query, as the benefit model decides ({@link Sharing#DYNAMIC}) or always shared ({@link
+ * Sharing#STATIC}).
+ */
+public final class TrendPlan {
+
+  /** How queries that may share a Kleene sub-pattern are evaluated. */
+  public enum Sharing {
+    /** Every query alone. */
+    NONE,
+    /** Bursts shared within classes of queries that accept the same events, always. */
+    STATIC,
+    /** Per burst and class, shared only when the benefit model says it pays. */
+    DYNAMIC
+  }
+
+  // Relative costs of the benefit model (nanoseconds on the machine that measured them, see
+  // docs/benchmarks.md): per event and query evaluated alone, per 64-bit word of an exact
+  // addition, per timestamp group of a shared map, per application of a map to a query.
+  private static final double EVENT_COST = 150;
+  private static final double WORD_COST = 1.5;
+  private static final double GROUP_COST = 60;
+  private static final double APPLY_COST = 400;
+
+  private final List<QueryPlan> queries;
+  private final List<Unit> units;
+  private final Sharing sharing;
+
+  /** One sharing unit: its members, and for each event type the members that read it. */
+  static final class Unit {
+    final int index;
+    final List<QueryPlan> members;
+    final List<String> partitionAttributes;
+    final long within;
+    final long slide;
+
+    /** The shared Kleene type, or null for a query alone. */
+    final String sharedType;
+
+    final Map<String, int[]> readers = new HashMap<>();
+
+    Unit(int index, List<QueryPlan> members, String sharedType) {
+      this.index = index;
+      this.members = List.copyOf(members);
+      this.sharedType = sharedType;
+      CompiledQuery first = members.get(0).compiled;
+      this.partitionAttributes = first.partitionAttributes;
+      this.within = first.query.within();
+      this.slide = first.query.slide();
+      Map<String, List<Integer>> byType = new LinkedHashMap<>();
+      for (int m = 0; m < members.size(); m++) {
+        for (String type : members.get(m).compiled.types) {
+          byType.computeIfAbsent(type, t -> new ArrayList<>()).add(m);
+        }
+      }
+      byType.forEach((t, ms) -> readers.put(t, ms.stream().mapToInt(Integer::intValue).toArray()));
+    }
+  }
+
+  private TrendPlan(List<QueryPlan> queries, List<Unit> units, Sharing sharing) {
+    this.queries = queries;
+    this.units = units;
+    this.sharing = sharing;
+  }
+
+  /**
+   * Returns the plan of a workload.
+   *
+   * @throws IllegalArgumentException naming the query whose automaton is too large
+   */
+  public static TrendPlan compile(Workload workload, Sharing sharing) {
+    List<CompiledQuery> compiled = CompiledQuery.compile(workload.queries());
+    List<QueryPlan> queries = compiled.stream().map(QueryPlan::new).toList();
+    List<Unit> units = new ArrayList<>();
+    Set<Integer> shared = new HashSet<>();
+    if (sharing != Sharing.NONE) {
+      for (SharingAnalysis.ShareGroup group : SharingAnalysis.shareGroups(compiled)) {
+        List<QueryPlan> members = group.members().stream().map(q -> queries.get(q.index)).toList();
+        units.add(new Unit(units.size(), members, group.type()));
+        group.members().forEach(q -> shared.add(q.index));
+      }
+    }
+    for (QueryPlan q : queries) {
+      if (!shared.contains(q.compiled.index)) {
+        units.add(new Unit(units.size(), List.of(q), null));
+      }
+    }
+    return new TrendPlan(queries, List.copyOf(units), sharing);
+  }
+
+  public Sharing sharing() {
+    return sharing;
+  }
+
+  /** The number of sharing units. */
+  public int unitCount() {
+    return units.size();
+  }
+
+  /** The names of a unit's queries. */
+  public List<String> unitQueries(int unit) {
+    return units.get(unit).members.stream().map(QueryPlan::name).toList();
+  }
+
+  /** The Kleene type a unit's queries share, or null for a query alone. */
+  public String sharedType(int unit) {
+    return units.get(unit).sharedType;
+  }
+
+  List<QueryPlan> queries() {
+    return queries;
+  }
+
+  Unit unit(int index) {
+    return units.get(index);
+  }
+
+  /** A unit that reads an event, with the event's partition in that unit. */
+  public record Route(int unit, List<Object> partition) {}
+
+  /**
+   * The units that read the event's type, each with the event's partition key (numbers normalised,
+   * so {@code 1.0} and {@code 1} are one partition). An event lacking a partition attribute is in
+   * no partition of that unit (the schema check of the input rules that out).
+   */
+  public List<Route> route(Event e) {
+    List<Route> routes = new ArrayList<>(2);
+    for (Unit u : units) {
+      if (u.readers.containsKey(e.type())) {
+        List<Object> key = partitionKey(e, u.partitionAttributes);
+        if (key != null) {
+          routes.add(new Route(u.index, key));
+        }
+      }
+    }
+    return routes;
+  }
+
+  /** A new, empty state for a unit and partition. */
+  public TrendState newState(int unit, List<Object> partition) {
+    if (unit < 0 || unit >= units.size()) {
+      throw new IllegalArgumentException("no unit " + unit + " in a plan of " + units.size());
+    }
+    return new TrendState(unit, partition);
+  }
+
+  /**
+   * Advances the state by events of its unit and partition, in non-decreasing time order across
+   * calls; events of types the unit does not read are ignored.
+   *
+   * @throws IllegalArgumentException if an event is earlier than one advanced before, or earlier
+   *     than a time windows were closed up to, or so close to the ends of the {@code long} range
+   *     that its windows cannot be represented
+   */
+  public void advance(TrendState state, List<Event> events, Counters counters) {
+    Unit u = units.get(state.unit);
+    for (Event e : events) {
+      long t = e.time();
+      if (t < state.lastTime) {
+        throw new IllegalArgumentException(
+            "events must be advanced in time order, but "
+                + e
+                + " came after time "
+                + state.lastTime);
+      }
+      if (t < state.closedUpTo) {
+        throw new IllegalArgumentException(
+            "event "
+                + e
+                + " is earlier than "
+                + state.closedUpTo
+                + ", up to which windows are closed");
+      }
+      int[] readers = u.readers.get(e.type());
+      if (readers == null) {
+        continue;
+      }
+      state.lastTime = t;
+      openWindows(state, u, t);
+      if (e.type().equals(u.sharedType)) {
+        if (!state.burst.isEmpty() && !sameWindows(u, state.burst.get(0).time(), t)) {
+          flushBurst(state, u, counters);
+        }
+        state.burst.add(e);
+        continue;
+      }
+      flushBurst(state, u, counters);
+      for (TrendState.WindowState w : state.windows) {
+        if (w.start <= t && t < w.end) {
+          for (int m : readers) {
+            u.members.get(m).onEvent(w.members[m], e);
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Closes the windows of the state that end at or before {@code upTo} and returns their results
+   * (one per query and window with at least one trend; the group of a query with equivalence
+   * attributes may have more from other partitions, see {@link WindowResult#combine}). Events
+   * earlier than {@code upTo} may not be advanced afterwards.
+   */
+  public List<WindowResult> closeWindows(TrendState state, long upTo, Counters counters) {
+    Unit u = units.get(state.unit);
+    state.closedUpTo = Math.max(state.closedUpTo, upTo);
+    List<WindowResult> results = new ArrayList<>();
+    if (state.windows.isEmpty() || state.windows.peekFirst().end > upTo) {
+      return results;
+    }
+    flushBurst(state, u, counters);
+    while (!state.windows.isEmpty() && state.windows.peekFirst().end <= upTo) {
+      TrendState.WindowState w = state.windows.pollFirst();
+      for (int m = 0; m < u.members.size(); m++) {
+        QueryPlan q = u.members.get(m);
+        TrendSums sums = q.close(w.members[m]);
+        if (!sums.isEmpty()) {
+          List<Object> group = state.partition.subList(0, q.compiled.query.groupBy().size());
+          results.add(new WindowResult(q, group, w.start, w.end, sums));
+        }
+      }
+      counters.add("windowsClosed", 1);
+    }
+    return results;
+  }
+
+  /** The end of the state's earliest open window ({@link Long#MAX_VALUE} if none). */
+  public long nextWindowEnd(TrendState state) {
+    return state.nextWindowEnd();
+  }
+
+  /** Opens the windows containing time t that are not open yet (starts only grow with time). */
+  private static void openWindows(TrendState state, Unit u, long t) {
+    long first = firstWindow(u, t);
+    long last = Math.floorDiv(t, u.slide);
+    if (!state.windows.isEmpty()) {
+      first = Math.max(first, Math.floorDiv(state.windows.peekLast().start, u.slide) + 1);
+    }
+    for (long k = first; k <= last; k++) {
+      long start;
+      long end;
+      try {
+        start = Math.multiplyExact(k, u.slide);
+        end = Math.addExact(start, u.within);
+      } catch (ArithmeticException overflow) {
+        throw new IllegalArgumentException(
+            "time "
+                + t
+                + " is too close to the end of the long range for a window of "
+                + u.within
+                + " ms sliding by "
+                + u.slide
+                + " ms");
+      }
+      state.windows.addLast(new TrendState.WindowState(start, end, u.members.size()));
+    }
+  }
+
+  /** The index k of the earliest window [k·slide, k·slide + within) that contains t. */
+  private static long firstWindow(Unit u, long t) {
+    // t − within may overflow near Long.MIN_VALUE: compare as floorDiv(t, slide) −
+    // ceil(within/slide) + ...
+    long k = Math.floorDiv(t, u.slide) - Math.floorDiv(u.within, u.slide);
+    // k·slide + within may still be <= t (within not a multiple of slide): step up while it is
+    while (windowEndsBy(u, k, t)) {
+      k++;
+    }
+    return k;
+  }
+
+  private static boolean windowEndsBy(Unit u, long k, long t) {
+    try {
+      return Math.addExact(Math.multiplyExact(k, u.slide), u.within) <= t;
+    } catch (ArithmeticException overflow) {
+      return k < 0;
+    }
+  }
+
+  private static boolean sameWindows(Unit u, long a, long b) {
+    return Math.floorDiv(a, u.slide) == Math.floorDiv(b, u.slide)
+        && firstWindow(u, a) == firstWindow(u, b);
+  }
+
+  /** Evaluates the buffered burst of the unit's shared type (HAMLET's graphlet). */
+  private void flushBurst(TrendState state, Unit u, Counters counters) {
+    if (state.burst.isEmpty()) {
+      return;
+    }
+    List<Event> burst = new ArrayList<>(state.burst);
+    state.burst.clear();
+    long t0 = burst.get(0).time();
+    List<TrendState.WindowState> windows = new ArrayList<>();
+    for (TrendState.WindowState w : state.windows) {
+      if (w.start <= t0 && t0 < w.end) {
+        windows.add(w);
+      }
+    }
+    Map<BitSet, List<Integer>> classes = new LinkedHashMap<>();
+    for (int m : u.readers.get(u.sharedType)) {
+      CompiledQuery q = u.members.get(m).compiled;
+      BitSet accepted = new BitSet(burst.size());
+      for (int i = 0; i < burst.size(); i++) {
+        if (q.matches(burst.get(i))) {
+          accepted.set(i);
+        }
+      }
+      classes.computeIfAbsent(accepted, a -> new ArrayList<>()).add(m);
+    }
+    counters.add("bursts", 1);
+    counters.add("burstEvents", burst.size());
+    boolean shared = false;
+    boolean split = classes.size() > 1;
+    for (var c : classes.entrySet()) {
+      List<Event> accepted = c.getKey().stream().mapToObj(burst::get).toList();
+      if (accepted.isEmpty()) {
+        continue;
+      }
+      List<Integer> members = c.getValue();
+      if (share(u, members, accepted, windows)) {
+        shareBurst(u, members, accepted, windows);
+        counters.add("snapshots", windows.size());
+        shared = true;
+      } else {
+        split = true;
+        for (Event e : accepted) {
+          for (TrendState.WindowState w : windows) {
+            for (int m : members) {
+              u.members.get(m).onEvent(w.members[m], e);
+            }
+          }
+        }
+      }
+    }
+    if (shared) {
+      counters.add("sharedBursts", 1);
+    }
+    if (split) {
+      counters.add("splitBursts", 1);
+    }
+  }
+
+  /**
+   * The benefit model (HAMLET Equation 8, re-derived for running sums): evaluated alone, every
+   * query pays per window and event a fixed step and additions of numbers of the current size;
+   * shared, the class pays the map's coefficients once per timestamp group and each query a fixed
+   * application and multiplications by coefficients of about b bits.
+   */
+  private boolean share(
+      Unit u, List<Integer> members, List<Event> accepted, List<TrendState.WindowState> windows) {
+    if (sharing == Sharing.STATIC) {
+      return true;
+    }
+    int m0 = members.get(0);
+    QueryPlan q = u.members.get(m0);
+    int bits = 0;
+    if (!windows.isEmpty()) {
+      QueryWindow.Bucket fresh =
+          windows.get(0).members[m0].bucket(q.compiled.statesOf(u.sharedType), 0);
+      bits = fresh == null ? 0 : fresh.total.count.bitLength();
+    }
+    int groups = 1;
+    for (int i = 1; i < accepted.size(); i++) {
+      if (accepted.get(i).time() != accepted.get(i - 1).time()) {
+        groups++;
+      }
+    }
+    int components = 1 + (q.shape.events() ? 1 : 0) + (q.shape.sum() ? 1 : 0);
+    return benefit(members.size(), windows.size(), accepted.size(), groups, bits, components) > 0;
+  }
+
+  static double benefit(
+      int queries, int windows, int events, int groups, int bits, int components) {
+    double words = 1 + bits / 64.0;
+    double alone =
+        queries * windows * (double) events * (EVENT_COST + 2 * WORD_COST * words * components);
+    double coefficientWords = 1 + events / 64.0;
+    double together =
+        groups * GROUP_COST * components
+            + queries
+                * windows
+                * (APPLY_COST + 4 * WORD_COST * words * coefficientWords * components);
+    return alone - together;
+  }
+
+  private static void shareBurst(
+      Unit u, List<Integer> members, List<Event> accepted, List<TrendState.WindowState> windows) {
+    String type = u.sharedType;
+    List<Long> times = new ArrayList<>();
+    List<Long> sizes = new ArrayList<>();
+    for (Event e : accepted) {
+      if (times.isEmpty() || times.get(times.size() - 1) != e.time()) {
+        times.add(e.time());
+        sizes.add(0L);
+      }
+      sizes.set(sizes.size() - 1, sizes.get(sizes.size() - 1) + 1);
+    }
+    List<QueryPlan> plans = members.stream().map(u.members::get).toList();
+    List<String> attributes = BurstMap.summedAttributes(plans, type);
+    Map<String, ExactDecimal[]> attributeSums = new LinkedHashMap<>();
+    for (String a : attributes) {
+      ExactDecimal[] perGroup = new ExactDecimal[times.size()];
+      int g = -1;
+      long previous = 0;
+      for (Event e : accepted) {
+        if (g < 0 || e.time() != previous) {
+          perGroup[++g] = new ExactDecimal();
+          previous = e.time();
+        }
+        perGroup[g].add(ExactDecimal.of((BigDecimal) e.attribute(a)));
+      }
+      attributeSums.put(a, perGroup);
+    }
+    long[] allSizes = sizes.stream().mapToLong(Long::longValue).toArray();
+    BurstMap fromFirst = BurstMap.of(allSizes, attributeSums);
+    BurstMap fromSecond = null;
+    for (TrendState.WindowState w : windows) {
+      for (int m : members) {
+        QueryPlan q = u.members.get(m);
+        QueryWindow qw = w.members[m];
+        long sE = q.compiled.statesOf(type);
+        BurstMap map = fromFirst;
+        if (qw.hasPending() && qw.pendingTime == times.get(0)) {
+          // What the first group reads must not include what is pending at its own time.
+          for (Event e : accepted) {
+            if (e.time() != times.get(0)) {
+              break;
+            }
+            q.onEvent(qw, e);
+          }
+          if (times.size() == 1) {
+            continue;
+          }
+          if (fromSecond == null) {
+            fromSecond =
+                BurstMap.of(
+                    java.util.Arrays.copyOfRange(allSizes, 1, allSizes.length),
+                    dropFirst(attributeSums));
+          }
+          map = fromSecond;
+          q.flushBefore(qw, times.get(1));
+        } else {
+          q.flushBefore(qw, times.get(0));
+        }
+        QueryWindow.Bucket fresh = q.bucketFor(qw, sE, 0);
+        TrendSums x = TrendSums.empty(q.shape);
+        if (q.startSet(sE, qw.windowNegated) != 0) {
+          x.add(TrendSums.one(q.shape));
+        }
+        for (QueryWindow.Bucket b : qw.buckets) {
+          if (b != fresh && (b.info.targets & sE) != 0 && b.info.next(sE, b.negated, false) != 0) {
+            x.add(b.total);
+          }
+        }
+        boolean aggregatesE = q.compiled.isAggregated(type);
+        TrendSums last =
+            map.apply(fresh.total, x, aggregatesE, q.compiled.query.aggregation().attribute());
+        qw.pending.add(new QueryWindow.Pending(sE, last, null));
+        qw.pendingTime = times.get(times.size() - 1);
+      }
+    }
+  }
+
+  private static Map<String, ExactDecimal[]> dropFirst(Map<String, ExactDecimal[]> sums) {
+    Map<String, ExactDecimal[]> out = new LinkedHashMap<>();
+    sums.forEach((a, s) -> out.put(a, java.util.Arrays.copyOfRange(s, 1, s.length)));
+    return out;
+  }
+
+  /** The event's values of the attributes, numbers normalised; null if one is missing. */
+  static List<Object> partitionKey(Event e, List<String> attributes) {
+    return WindowedEngine.partitionKey(e, attributes);
+  }
+}

@@ -1,0 +1,86 @@
+package dev.eventide.trends.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The long fast path never wraps: every operation agrees with BigInteger, across the boundary. */
+class ExactIntTest {
+  private static final long[] EDGES = {
+    0,
+    1,
+    -1,
+    2,
+    Long.MAX_VALUE,
+    Long.MIN_VALUE,
+    Long.MAX_VALUE - 1,
+    Long.MIN_VALUE + 1,
+    1L << 32,
+    -(1L << 32),
+    3037000499L,
+    3037000500L,
+    -3037000500L
+  };
+
+  private static long value(Random random) {
+    return switch (random.nextInt(4)) {
+      case 0 -> EDGES[random.nextInt(EDGES.length)];
+      case 1 -> random.nextLong();
+      case 2 -> random.nextInt();
+      default -> random.nextInt(100) - 50;
+    };
+  }
+
+  @Test
+  void everyOperationAgreesWithBigIntegerAcrossTheLongBoundary() {
+    Random random = new Random(11);
+    for (int i = 0; i < 200_000; i++) {
+      long a = value(random);
+      long b = value(random);
+      long c = value(random);
+      BigInteger ba = BigInteger.valueOf(a);
+      BigInteger bb = BigInteger.valueOf(b);
+      BigInteger bc = BigInteger.valueOf(c);
+
+      ExactInt x = new ExactInt(a);
+      x.add(b);
+      assertEquals(ba.add(bb), x.toBigInteger(), a + " + " + b);
+
+      ExactInt y = new ExactInt(a);
+      y.multiply(b);
+      assertEquals(ba.multiply(bb), y.toBigInteger(), a + " * " + b);
+
+      ExactInt z = new ExactInt(c);
+      z.addProduct(new ExactInt(a), new ExactInt(b));
+      assertEquals(bc.add(ba.multiply(bb)), z.toBigInteger(), c + " + " + a + " * " + b);
+
+      // Once big, operations stay exact, and a result that fits again is demoted.
+      y.add(new ExactInt(ba.multiply(bb).negate()));
+      assertEquals(BigInteger.ZERO, y.toBigInteger());
+      assertTrue(y.isSmall());
+    }
+  }
+
+  @Test
+  void decimalsAlignTheirScalesExactly() {
+    Random random = new Random(5);
+    for (int i = 0; i < 50_000; i++) {
+      BigDecimal a = BigDecimal.valueOf(value(random), random.nextInt(25) - 3);
+      BigDecimal b = BigDecimal.valueOf(value(random), random.nextInt(25) - 3);
+      long k = value(random);
+      ExactDecimal s = ExactDecimal.of(a);
+      s.add(ExactDecimal.of(b));
+      assertEquals(0, a.add(b).compareTo(s.toBigDecimal()), a + " + " + b);
+      ExactDecimal p = ExactDecimal.of(a);
+      p.addProduct(ExactDecimal.of(b), new ExactInt(k));
+      assertEquals(
+          0,
+          a.add(b.multiply(BigDecimal.valueOf(k))).compareTo(p.toBigDecimal()),
+          a + "+" + b + "*" + k);
+    }
+  }
+}

@@ -29,8 +29,6 @@ import picocli.CommandLine.Option;
           + " stopped GRETA ('>') a lower bound."
     })
 final class BenchTrendsCommand implements Callable<Integer> {
-  private static final List<Engines> ENGINES =
-      List.of(Engines.HAMLET, Engines.HAMLET_STATIC, Engines.GRETA);
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -41,6 +39,16 @@ final class BenchTrendsCommand implements Callable<Integer> {
       paramLabel = "STREAM",
       description = "Streams: rides, stocks (default: ${DEFAULT-VALUE}).")
   List<String> streams;
+
+  @Option(
+      names = "--engines",
+      split = ",",
+      defaultValue = "hamlet,hamlet-static,unshared,greta",
+      paramLabel = "ENGINE",
+      description =
+          "Engines to compare: hamlet, hamlet-static, unshared, greta; ratios are to greta, or to"
+              + " the last one listed without it (default: ${DEFAULT-VALUE}).")
+  List<String> engines;
 
   @Option(
       names = "--events-per-window",
@@ -161,7 +169,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
           k);
       err.flush();
       List<TrendsBenchmark.Result> results =
-          TrendsBenchmark.compare(stream, n, k, ENGINES, windows, warmup, budget);
+          TrendsBenchmark.compare(stream, n, k, chosenEngines(), windows, warmup, budget);
       agreed &= print(out, results);
       results.forEach(r -> data.addValue(r.eventsPerSecond(), r.engine().cliName(), "" + point));
     }
@@ -171,7 +179,16 @@ final class BenchTrendsCommand implements Callable<Integer> {
     return agreed;
   }
 
+  private List<Engines> chosenEngines() {
+    return engines.stream().map(Engines::ofCliName).toList();
+  }
+
   private void validate() {
+    try {
+      chosenEngines();
+    } catch (IllegalArgumentException e) {
+      throw new EventideCli.UsageException(e.getMessage());
+    }
     if (windows < 1 || budget <= 0 || warmup < 0 || fixedQueries < 1 || fixedEvents < 1) {
       throw new EventideCli.UsageException(
           "--windows, --budget, --fixed-queries and --fixed-events must be positive, --warmup"
@@ -207,7 +224,10 @@ final class BenchTrendsCommand implements Callable<Integer> {
   /** Prints one setting; returns whether all finished runs produced the same results. */
   private static boolean print(PrintWriter out, List<TrendsBenchmark.Result> results) {
     TrendsBenchmark.Result greta =
-        results.stream().filter(r -> r.engine() == Engines.GRETA).findFirst().orElseThrow();
+        results.stream()
+            .filter(r -> r.engine() == Engines.GRETA)
+            .findFirst()
+            .orElse(results.get(results.size() - 1));
     Long digest = null;
     boolean agreed = true;
     for (TrendsBenchmark.Result r : results) {
@@ -231,14 +251,14 @@ final class BenchTrendsCommand implements Callable<Integer> {
           r.events(),
           bound + String.format(Locale.ROOT, "%.0f", r.eventsPerSecond()),
           (r.finished() ? "" : ">") + String.format(Locale.ROOT, "%.1f", r.millisPerWindow()),
-          r.engine() == Engines.GRETA
+          r == greta
               ? "1.0x"
               : ratioBound
                   + String.format(
                       Locale.ROOT, "%.1fx", r.eventsPerSecond() / greta.eventsPerSecond()),
           r.engine() == Engines.GRETA
               ? ""
-              : r.statistics().getOrDefault("burstsShared", 0L)
+              : r.statistics().getOrDefault("sharedBursts", 0L)
                   + "/"
                   + r.statistics().getOrDefault("bursts", 0L)
                   + ", "

@@ -19,8 +19,9 @@ import java.util.Map;
  *
  * where α, β, γ, δ depend only on the group sizes and σ_a, τ_a on the sums of attribute a per
  * group: the coefficients are the snapshot expressions, shared by all queries; applying them costs
- * each query a few multiplications instead of one addition per event. The burst's last group is
- * kept apart ({@link #lastSize}, {@link #lastSums}) because its prefixes are still pending.
+ * each query a few multiplications instead of one addition per event. When a later event may still
+ * come at the time of the burst's last group, that group is kept apart ({@link #lastSize}, {@link
+ * #lastSums}): its prefixes must wait as pending.
  */
 final class BurstMap {
   final ExactInt alpha = new ExactInt(1);
@@ -35,17 +36,18 @@ final class BurstMap {
   final Map<String, ExactDecimal> lastSums = new LinkedHashMap<>();
 
   /**
-   * The map of the given timestamp groups: all but the last composed, the last kept apart.
+   * The map of the given timestamp groups.
    *
    * @param sizes events per group
    * @param attributeSums per summed attribute, the sum of its values per group
+   * @param keepLast whether the last group is kept apart, pending
    */
-  static BurstMap of(long[] sizes, Map<String, ExactDecimal[]> attributeSums) {
+  static BurstMap of(long[] sizes, Map<String, ExactDecimal[]> attributeSums, boolean keepLast) {
     BurstMap m = new BurstMap();
     attributeSums
         .keySet()
         .forEach(a -> m.sums.put(a, new ExactDecimal[] {new ExactDecimal(), new ExactDecimal()}));
-    int last = sizes.length - 1;
+    int last = keepLast ? sizes.length - 1 : sizes.length;
     for (int j = 0; j < last; j++) {
       long n = sizes[j];
       ExactInt a1 = new ExactInt(1 + n);
@@ -78,14 +80,16 @@ final class BurstMap {
       m.beta.multiply(a1);
       m.beta.add(n);
     }
-    m.lastSize = sizes[last];
-    attributeSums.forEach((a, perGroup) -> m.lastSums.put(a, perGroup[last]));
+    if (keepLast) {
+      m.lastSize = sizes[last];
+      attributeSums.forEach((a, perGroup) -> m.lastSums.put(a, perGroup[last]));
+    }
     return m;
   }
 
   /**
    * Applies the map to a query's fresh E sum {@code f} (in place) given the inflow {@code x}, and
-   * returns the last group's prefixes, still pending.
+   * returns the last group's prefixes, still pending (null if no group was kept apart).
    *
    * @param attribute the attribute the query sums over E, or null
    * @param aggregatesE whether the query aggregates E (COUNT(E), SUM(E.a), AVG(E.a))
@@ -113,6 +117,9 @@ final class BurstMap {
         sum.addProduct(st[1], x.count);
       }
       f.sum.set(sum);
+    }
+    if (lastSize == 0) {
+      return null;
     }
     // The last group: each of its n events reads T = X + F and is extended by itself.
     TrendSums t = x.copy();

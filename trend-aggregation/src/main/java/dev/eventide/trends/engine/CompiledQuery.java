@@ -131,6 +131,12 @@ final class CompiledQuery {
     return true;
   }
 
+  /** The {@code E.a op const} predicates on the type, which decide whether it matches an event. */
+  List<Predicate.OnEvent> eventPredicates(String type) {
+    Predicate.OnEvent[] predicates = eventPredicates.get(type);
+    return predicates == null ? List.of() : List.of(predicates);
+  }
+
   boolean adjacentHolds(Event earlier, Event later) {
     for (Predicate.OnAdjacent p : adjacentPredicates.get(later.type())) {
       if (!p.op().test(earlier.attribute(p.attribute()), later.attribute(p.nextAttribute()))) {

@@ -68,6 +68,14 @@ public final class TrendPlan {
 
     final Map<String, int[]> readers = new HashMap<>();
 
+    /**
+     * For the shared type: each member's index among the distinct predicate lists on it, so that a
+     * burst's events are tested once per list, not once per query.
+     */
+    final int[] filterOf;
+
+    final int filters;
+
     Unit(int index, List<QueryPlan> members, String sharedType) {
       this.index = index;
       this.members = List.copyOf(members);
@@ -83,6 +91,15 @@ public final class TrendPlan {
         }
       }
       byType.forEach((t, ms) -> readers.put(t, ms.stream().mapToInt(Integer::intValue).toArray()));
+      this.filterOf = new int[members.size()];
+      Map<List<?>, Integer> distinct = new HashMap<>();
+      if (sharedType != null) {
+        for (int m = 0; m < members.size(); m++) {
+          List<?> predicates = members.get(m).compiled.eventPredicates(sharedType);
+          filterOf[m] = distinct.computeIfAbsent(predicates, p -> distinct.size());
+        }
+      }
+      this.filters = distinct.size();
     }
   }
 
@@ -208,12 +225,12 @@ public final class TrendPlan {
       openWindows(state, u, t);
       if (e.type().equals(u.sharedType)) {
         if (!state.burst.isEmpty() && !sameWindows(u, state.burst.get(0).time(), t)) {
-          flushBurst(state, u, counters);
+          flushBurst(state, u, counters, t);
         }
         state.burst.add(e);
         continue;
       }
-      flushBurst(state, u, counters);
+      flushBurst(state, u, counters, t);
       for (TrendState.WindowState w : state.windows) {
         if (w.start <= t && t < w.end) {
           for (int m : readers) {
@@ -237,7 +254,7 @@ public final class TrendPlan {
     if (state.windows.isEmpty() || state.windows.peekFirst().end > upTo) {
       return results;
     }
-    flushBurst(state, u, counters);
+    flushBurst(state, u, counters, upTo);
     while (!state.windows.isEmpty() && state.windows.peekFirst().end <= upTo) {
       TrendState.WindowState w = state.windows.pollFirst();
       for (int m = 0; m < u.members.size(); m++) {
@@ -310,8 +327,12 @@ public final class TrendPlan {
         && firstWindow(u, a) == firstWindow(u, b);
   }
 
-  /** Evaluates the buffered burst of the unit's shared type (HAMLET's graphlet). */
-  private void flushBurst(TrendState state, Unit u, Counters counters) {
+  /**
+   * Evaluates the buffered burst of the unit's shared type (HAMLET's graphlet). {@code next} is the
+   * earliest time a later event may have: if it is later than the burst's last event, the burst's
+   * prefixes need not wait as pending.
+   */
+  private void flushBurst(TrendState state, Unit u, Counters counters, long next) {
     if (state.burst.isEmpty()) {
       return;
     }
@@ -324,14 +345,19 @@ public final class TrendPlan {
         windows.add(w);
       }
     }
+    BitSet[] acceptedBy = new BitSet[u.filters];
     Map<BitSet, List<Integer>> classes = new LinkedHashMap<>();
     for (int m : u.readers.get(u.sharedType)) {
-      CompiledQuery q = u.members.get(m).compiled;
-      BitSet accepted = new BitSet(burst.size());
-      for (int i = 0; i < burst.size(); i++) {
-        if (q.matches(burst.get(i))) {
-          accepted.set(i);
+      BitSet accepted = acceptedBy[u.filterOf[m]];
+      if (accepted == null) {
+        CompiledQuery q = u.members.get(m).compiled;
+        accepted = new BitSet(burst.size());
+        for (int i = 0; i < burst.size(); i++) {
+          if (q.matches(burst.get(i))) {
+            accepted.set(i);
+          }
         }
+        acceptedBy[u.filterOf[m]] = accepted;
       }
       classes.computeIfAbsent(accepted, a -> new ArrayList<>()).add(m);
     }
@@ -346,7 +372,7 @@ public final class TrendPlan {
       }
       List<Integer> members = c.getValue();
       if (share(u, members, accepted, windows)) {
-        shareBurst(u, members, accepted, windows);
+        shareBurst(u, members, accepted, windows, next > burst.get(burst.size() - 1).time());
         counters.add("snapshots", windows.size());
         shared = true;
       } else {
@@ -412,7 +438,11 @@ public final class TrendPlan {
   }
 
   private static void shareBurst(
-      Unit u, List<Integer> members, List<Event> accepted, List<TrendState.WindowState> windows) {
+      Unit u,
+      List<Integer> members,
+      List<Event> accepted,
+      List<TrendState.WindowState> windows,
+      boolean timeMovesOn) {
     String type = u.sharedType;
     List<Long> times = new ArrayList<>();
     List<Long> sizes = new ArrayList<>();
@@ -440,7 +470,7 @@ public final class TrendPlan {
       attributeSums.put(a, perGroup);
     }
     long[] allSizes = sizes.stream().mapToLong(Long::longValue).toArray();
-    BurstMap fromFirst = BurstMap.of(allSizes, attributeSums);
+    BurstMap fromFirst = BurstMap.of(allSizes, attributeSums, !timeMovesOn);
     BurstMap fromSecond = null;
     for (TrendState.WindowState w : windows) {
       for (int m : members) {
@@ -463,7 +493,8 @@ public final class TrendPlan {
             fromSecond =
                 BurstMap.of(
                     java.util.Arrays.copyOfRange(allSizes, 1, allSizes.length),
-                    dropFirst(attributeSums));
+                    dropFirst(attributeSums),
+                    !timeMovesOn);
           }
           map = fromSecond;
           q.flushBefore(qw, times.get(1));
@@ -483,8 +514,10 @@ public final class TrendPlan {
         boolean aggregatesE = q.compiled.isAggregated(type);
         TrendSums last =
             map.apply(fresh.total, x, aggregatesE, q.compiled.query.aggregation().attribute());
-        qw.pending.add(new QueryWindow.Pending(sE, last, null));
-        qw.pendingTime = times.get(times.size() - 1);
+        if (last != null) {
+          qw.pending.add(new QueryWindow.Pending(sE, last, null));
+          qw.pendingTime = times.get(times.size() - 1);
+        }
       }
     }
   }

@@ -65,6 +65,38 @@ class ExactIntTest {
     }
   }
 
+  private static BigInteger big(Random random) {
+    BigInteger v =
+        random.nextInt(3) == 0
+            ? BigInteger.valueOf(value(random))
+            : new BigInteger(1 + random.nextInt(400), random);
+    return random.nextBoolean() ? v.negate() : v;
+  }
+
+  @Test
+  void theInPlaceBigFormAgreesWithBigIntegerForEverySignAndSize() {
+    Random random = new Random(17);
+    for (int i = 0; i < 100_000; i++) {
+      BigInteger a = big(random);
+      BigInteger b = big(random);
+      BigInteger c = big(random);
+      ExactInt x = new ExactInt(a);
+      x.add(new ExactInt(b));
+      assertEquals(a.add(b), x.toBigInteger(), a + " + " + b);
+      x.add(value(random) % 3);
+      ExactInt y = new ExactInt(c);
+      y.addProduct(new ExactInt(a), new ExactInt(b));
+      assertEquals(c.add(a.multiply(b)), y.toBigInteger(), c + " + " + a + " * " + b);
+      ExactInt z = new ExactInt(a);
+      z.affine(new ExactInt(b), new ExactInt(c), new ExactInt(a));
+      assertEquals(a.multiply(b).add(c.multiply(a)), z.toBigInteger());
+      ExactInt self = new ExactInt(a);
+      self.add(self);
+      assertEquals(a.add(a), self.toBigInteger(), "adding a value to itself");
+      assertEquals(a.abs().bitLength(), new ExactInt(a).bitLength(), "bits of the magnitude");
+    }
+  }
+
   @Test
   void decimalsAlignTheirScalesExactly() {
     Random random = new Random(5);

@@ -95,28 +95,24 @@ final class BurstMap {
    * @param aggregatesE whether the query aggregates E (COUNT(E), SUM(E.a), AVG(E.a))
    */
   TrendSums apply(TrendSums f, TrendSums x, boolean aggregatesE, String attribute) {
-    ExactInt fCount = f.count.copy();
+    // Everything in place: these sums have as many bits as the burst has events before them.
+    ExactInt fCount = aggregatesE ? f.count.copy() : null;
     f.count.affine(alpha, x.count, beta);
     if (f.events != null) {
-      ExactInt events = new ExactInt();
-      events.addProduct(f.events, alpha);
-      events.addProduct(x.events, beta);
+      f.events.affine(alpha, x.events, beta);
       if (aggregatesE) {
-        events.addProduct(fCount, gamma);
-        events.addProduct(x.count, delta);
+        f.events.addProduct(fCount, gamma);
+        f.events.addProduct(x.count, delta);
       }
-      f.events.set(events);
     }
     if (f.sum != null) {
-      ExactDecimal sum = new ExactDecimal();
-      sum.addProduct(f.sum, alpha);
-      sum.addProduct(x.sum, beta);
+      f.sum.multiply(alpha);
+      f.sum.addProduct(x.sum, beta);
       if (aggregatesE) {
         ExactDecimal[] st = sums.get(attribute);
-        sum.addProduct(st[0], fCount);
-        sum.addProduct(st[1], x.count);
+        f.sum.addProduct(st[0], fCount);
+        f.sum.addProduct(st[1], x.count);
       }
-      f.sum.set(sum);
     }
     if (lastSize == 0) {
       return null;

@@ -74,6 +74,11 @@ final class ExactDecimal {
     }
   }
 
+  /** this *= k. */
+  void multiply(ExactInt k) {
+    unscaled.multiply(k);
+  }
+
   /** this += value · k. */
   void addProduct(ExactDecimal value, ExactInt k) {
     if (value.scale > scale) {

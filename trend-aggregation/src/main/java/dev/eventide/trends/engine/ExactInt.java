@@ -25,6 +25,9 @@ final class ExactInt {
   /** +1 or −1 in the big form. */
   private int sign;
 
+  /** A buffer for products that cannot be formed in place, reused (may be null). */
+  private int[] spare;
+
   ExactInt() {}
 
   ExactInt(long value) {
@@ -175,26 +178,55 @@ final class ExactInt {
     multiply(new ExactInt(m));
   }
 
-  /** this *= m. */
+  /** this *= m, in place (a second buffer is kept for multipliers of several limbs). */
   void multiply(ExactInt m) {
-    ExactInt r = new ExactInt();
-    r.addProduct(this, m);
-    take(r);
+    if (m.mag == null && mag == null) {
+      long hi = Math.multiplyHigh(small, m.small);
+      long lo = small * m.small;
+      if ((hi == 0 && lo >= 0) || (hi == -1 && lo < 0)) {
+        small = lo;
+        return;
+      }
+    }
+    int ms = m.signum();
+    if (ms == 0 || signum() == 0) {
+      small = 0;
+      mag = null;
+      return;
+    }
+    if (mag == null) {
+      promote();
+    }
+    int[] mm = m.magnitude();
+    int ml = m.mag == null ? limbCount(mm) : m.len;
+    if (ml == 1) {
+      long f = mm[0] & MASK;
+      ensure(len + 1);
+      long carry = 0;
+      for (int i = 0; i < len; i++) {
+        long t = (mag[i] & MASK) * f + carry;
+        mag[i] = (int) t;
+        carry = t >>> 32;
+      }
+      mag[len] = (int) carry;
+      len++;
+    } else {
+      int need = len + ml;
+      int[] out = spare != null && spare.length >= need && spare != mm ? spare : new int[need + 4];
+      Arrays.fill(out, 0, need, 0);
+      multiplyInto(out, mag, len, mm, ml);
+      spare = mag;
+      mag = out;
+      len = need;
+    }
+    sign *= ms;
+    normalize();
   }
 
   /** this = this · a + x · b, the step of a shared burst's linear map. */
   void affine(ExactInt a, ExactInt x, ExactInt b) {
-    ExactInt r = new ExactInt();
-    r.addProduct(this, a);
-    r.addProduct(x, b);
-    take(r);
-  }
-
-  private void take(ExactInt r) {
-    small = r.small;
-    mag = r.mag;
-    len = r.len;
-    sign = r.sign;
+    multiply(a);
+    addProduct(x, b);
   }
 
   // --- the big form ---------------------------------------------------------------------------

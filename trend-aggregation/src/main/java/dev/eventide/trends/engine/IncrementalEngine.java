@@ -106,7 +106,7 @@ final class IncrementalEngine implements TrendEngine {
         Comparator.comparingLong(WindowResult::windowEnd)
             .thenComparingLong(WindowResult::windowStart)
             .thenComparingInt(WindowResult::queryIndex)
-            .thenComparing(r -> r.toTrendResult().group().toString()));
+            .thenComparing(r -> r.namedGroup().toString()));
     for (WindowResult r : results) {
       sink.accept(r.toTrendResult());
     }

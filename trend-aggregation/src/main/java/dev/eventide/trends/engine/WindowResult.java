@@ -66,14 +66,19 @@ public final class WindowResult {
     return new WindowResult(query, group, windowStart, windowEnd, merged);
   }
 
-  /** The result in the results format: exact value, GROUPBY attributes by name. */
-  public TrendResult toTrendResult() {
+  /** The GROUPBY values by attribute name, in GROUPBY order. */
+  public Map<String, Object> namedGroup() {
     Map<String, Object> named = new LinkedHashMap<>();
     List<String> groupBy = query.compiled.query.groupBy();
     for (int i = 0; i < groupBy.size(); i++) {
       named.put(groupBy.get(i), group.get(i));
     }
-    return new TrendResult(query.name(), named, windowStart, windowEnd, value());
+    return named;
+  }
+
+  /** The result in the results format: exact value, GROUPBY attributes by name. */
+  public TrendResult toTrendResult() {
+    return new TrendResult(query.name(), namedGroup(), windowStart, windowEnd, value());
   }
 
   private String value() {

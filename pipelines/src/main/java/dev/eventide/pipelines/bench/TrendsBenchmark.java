@@ -5,15 +5,18 @@ import dev.eventide.trends.TrendEngine;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.engine.Engines;
 import dev.eventide.trends.query.Workload;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Runs the trend engines side by side on the same workload and stream: events/s, milliseconds per
- * window, and a digest of the results that must be equal across engines. A run that exceeds its
- * time budget stops early and is reported as such (its throughput is then an upper bound: the cost
- * per event only grows within a window).
+ * window, peak heap (the largest heap in use after a collection during the run, or after a
+ * collection at the end of the stream, before the last windows close), and a digest of the results
+ * that must be equal across engines. A run that exceeds its time budget stops early and is reported
+ * as such (its throughput is then an upper bound: the cost per event only grows within a window).
  */
 public final class TrendsBenchmark {
 
@@ -28,7 +31,8 @@ public final class TrendsBenchmark {
       int windows,
       boolean finished,
       long resultDigest,
-      Map<String, Long> statistics) {
+      Map<String, Long> statistics,
+      long peakHeapBytes) {
 
     public double eventsPerSecond() {
       return events / seconds;
@@ -37,6 +41,13 @@ public final class TrendsBenchmark {
     public double millisPerWindow() {
       return seconds * 1000 / windows;
     }
+  }
+
+  /** The largest heap in use after a collection since the current run started. */
+  private static final AtomicLong PEAK_HEAP = new AtomicLong();
+
+  static {
+    HeapAfterGc.watch(used -> PEAK_HEAP.accumulateAndGet(used, Math::max));
   }
 
   private TrendsBenchmark() {}
@@ -59,8 +70,10 @@ public final class TrendsBenchmark {
                 digest[0] =
                     digest[0] * 31
                         + (r.query() + r.group() + r.windowStart() + r.value()).hashCode());
+    PEAK_HEAP.set(0);
     long started = System.nanoTime();
     long budget = (long) (budgetSeconds * 1e9);
+    long paused = 0;
     long processed = 0;
     boolean finished = true;
     for (Event e : events) {
@@ -71,10 +84,15 @@ public final class TrendsBenchmark {
         break;
       }
     }
+    // The live state at the end of the stream (all windows still open), outside the clock.
+    long pauseStarted = System.nanoTime();
+    System.gc();
+    long endHeap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    paused += System.nanoTime() - pauseStarted;
     if (finished) {
       trends.finish();
     }
-    double seconds = (System.nanoTime() - started) / 1e9;
+    double seconds = (System.nanoTime() - started - paused) / 1e9;
     double windowsDone = finished ? windows : Math.max(1, processed * windows / events.size());
     return new Result(
         stream,
@@ -86,7 +104,8 @@ public final class TrendsBenchmark {
         (int) Math.ceil(windowsDone),
         finished,
         digest[0],
-        trends.statistics());
+        trends.statistics(),
+        Math.max(PEAK_HEAP.get(), endHeap));
   }
 
   /**

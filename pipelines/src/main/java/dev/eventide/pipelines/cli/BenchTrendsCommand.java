@@ -14,15 +14,19 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code eventide bench trends}: HAMLET dynamic, HAMLET static and GRETA side by side. */
+/**
+ * {@code eventide bench trends}: HAMLET dynamic and static, the unshared incremental executor and
+ * GRETA side by side.
+ */
 @Command(
     name = "trends",
     mixinStandardHelpOptions = true,
     versionProvider = EventideCli.Version.class,
     description = {
-      "Throughput and time per window of HAMLET (dynamic sharing), HAMLET static and GRETA on"
-          + " the same workload and stream, varying events per window (at --fixed-queries) and"
-          + " queries (at --fixed-events), on a ride-sharing and a stock-like stream.",
+      "Throughput, time per window and peak heap of HAMLET (dynamic sharing), HAMLET static, the"
+          + " unshared incremental executor and GRETA on the same workload and stream, varying"
+          + " events per window (at --fixed-queries) and queries (at --fixed-events), on a"
+          + " ride-sharing and a stock-like stream.",
       "Every engine's results must be equal (a digest is compared); prints events/s and the"
           + " speed-up over GRETA and writes PNG charts. A run over its time budget stops early"
           + " and is marked: its events/s ('<') is then an upper bound, its speed-up over a"
@@ -53,7 +57,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
   @Option(
       names = "--events-per-window",
       split = ",",
-      defaultValue = "1000,5000,20000,100000",
+      defaultValue = "1000,10000,100000,1000000",
       paramLabel = "N",
       description = "Events per window to vary (default: ${DEFAULT-VALUE}).")
   List<Integer> eventsPerWindow;
@@ -61,7 +65,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
   @Option(
       names = "--queries",
       split = ",",
-      defaultValue = "5,25,100",
+      defaultValue = "5,25,100,1000",
       paramLabel = "K",
       description = "Workload sizes to vary (default: ${DEFAULT-VALUE}).")
   List<Integer> queries;
@@ -157,6 +161,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
       String title)
       throws java.io.IOException {
     DefaultCategoryDataset data = new DefaultCategoryDataset();
+    DefaultCategoryDataset heap = new DefaultCategoryDataset();
     boolean agreed = true;
     for (int point : points) {
       int n = varyEvents ? point : fixedEvents;
@@ -171,11 +176,17 @@ final class BenchTrendsCommand implements Callable<Integer> {
       List<TrendsBenchmark.Result> results =
           TrendsBenchmark.compare(stream, n, k, chosenEngines(), windows, warmup, budget);
       agreed &= print(out, results);
-      results.forEach(r -> data.addValue(r.eventsPerSecond(), r.engine().cliName(), "" + point));
+      for (TrendsBenchmark.Result r : results) {
+        data.addValue(r.eventsPerSecond(), r.engine().cliName(), "" + point);
+        heap.addValue(r.peakHeapBytes() / 1e6, r.engine().cliName(), "" + point);
+      }
     }
-    Charts.logBars(
-        chart, title, varyEvents ? "events per window" : "queries", "events/s (log scale)", data);
-    err.printf(Locale.ROOT, "bench: chart %s%n", chart);
+    String axis = varyEvents ? "events per window" : "queries";
+    Charts.logBars(chart, title, axis, "events/s (log scale)", data);
+    Path heapChart =
+        chart.resolveSibling(chart.getFileName().toString().replace(".png", "-heap.png"));
+    Charts.logBars(heapChart, title.replace("events/s", "peak heap"), axis, "MB (log scale)", heap);
+    err.printf(Locale.ROOT, "bench: charts %s, %s%n", chart, heapChart);
     return agreed;
   }
 
@@ -209,7 +220,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
   private static void printHeader(PrintWriter out) {
     out.printf(
         Locale.ROOT,
-        "%-7s %8s %4s %-14s %9s %12s %13s %10s  %s%n",
+        "%-7s %8s %5s %-14s %9s %12s %13s %10s %9s  %s%n",
         "stream",
         "n/window",
         "k",
@@ -218,7 +229,8 @@ final class BenchTrendsCommand implements Callable<Integer> {
         "events/s",
         "ms/window",
         "vs GRETA",
-        "shared bursts, snapshots");
+        "peak heap",
+        "shared/split bursts, snapshots");
   }
 
   /** Prints one setting; returns whether all finished runs produced the same results. */
@@ -243,7 +255,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
           r.finished() == greta.finished() ? (r.finished() ? "" : "~") : r.finished() ? ">" : "<";
       out.printf(
           Locale.ROOT,
-          "%-7s %8d %4d %-14s %9d %12s %13s %10s  %s%n",
+          "%-7s %8d %5d %-14s %9d %12s %13s %10s %8.0fM  %s%n",
           r.stream().name().toLowerCase(Locale.ROOT),
           r.eventsPerWindow(),
           r.queries(),
@@ -256,10 +268,13 @@ final class BenchTrendsCommand implements Callable<Integer> {
               : ratioBound
                   + String.format(
                       Locale.ROOT, "%.1fx", r.eventsPerSecond() / greta.eventsPerSecond()),
-          r.engine() == Engines.GRETA
+          r.peakHeapBytes() / 1e6,
+          r.engine() == Engines.GRETA || r.engine() == Engines.UNSHARED
               ? ""
               : r.statistics().getOrDefault("sharedBursts", 0L)
                   + "/"
+                  + r.statistics().getOrDefault("splitBursts", 0L)
+                  + " of "
                   + r.statistics().getOrDefault("bursts", 0L)
                   + ", "
                   + r.statistics().getOrDefault("snapshots", 0L));

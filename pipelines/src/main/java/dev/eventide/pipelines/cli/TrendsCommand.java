@@ -2,6 +2,7 @@ package dev.eventide.pipelines.cli;
 
 import dev.eventide.trends.engine.Engines;
 import dev.eventide.trends.io.BadEventException;
+import dev.eventide.trends.io.EventOrderException;
 import dev.eventide.trends.io.TrendJob;
 import dev.eventide.trends.query.QueryException;
 import dev.eventide.trends.query.Workload;
@@ -31,12 +32,17 @@ import picocli.CommandLine.Option;
     versionProvider = EventideCli.Version.class,
     description = {
       "Aggregates Kleene-pattern event trends for a workload of queries (HAMLET).",
-      "Events: JSON lines {\"type\":..,\"time\":<epoch ms>,<attributes>}, any order."
+      "Events: JSON lines {\"type\":..,\"time\":<epoch ms>,<attributes>}, in time order (or"
+          + " out of order by at most --max-delay; --sort reads and sorts the whole file)."
           + " Results: JSON lines {\"query\",\"group\",\"window_start\",\"window_end\",\"value\"}.",
-      "Exit codes: 0 done, 1 a bad event line (without --dead-letter) or I/O failure, 2 bad"
-          + " usage or a bad query file."
+      "Events are evaluated as they are read: memory is bounded by the open windows and"
+          + " --max-delay, not by the file. A long run prints its progress on stderr.",
+      "Exit codes: 0 done, 1 a bad event line (without --dead-letter), an event out of order"
+          + " beyond --max-delay, or an I/O failure, 2 bad usage or a bad query file."
     })
 final class TrendsCommand implements Callable<Integer> {
+  private static final long PROGRESS_EVERY_MILLIS = 5_000;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Option(
@@ -64,8 +70,28 @@ final class TrendsCommand implements Callable<Integer> {
       names = "--engine",
       defaultValue = "hamlet",
       paramLabel = "ENGINE",
-      description = "hamlet (dynamic sharing), hamlet-static or greta (default: ${DEFAULT-VALUE}).")
+      description =
+          "hamlet (dynamic sharing), hamlet-static, unshared (running sums, no sharing) or greta"
+              + " (per-edge baseline) (default: ${DEFAULT-VALUE}).")
   String engine;
+
+  @Option(
+      names = "--max-delay",
+      defaultValue = "0ms",
+      converter = DurationConverter.class,
+      paramLabel = "DURATION",
+      description =
+          "How far in event time an event may come after a later one (250ms, 10s, 5m, 2h, 1d);"
+              + " such events wait in a buffer of that span (default: ${DEFAULT-VALUE}: in time"
+              + " order).")
+  org.joda.time.Duration maxDelay;
+
+  @Option(
+      names = "--sort",
+      description =
+          "Read the whole event file and sort it by time before evaluating it: any order, but"
+              + " memory grows with the file.")
+  boolean sort;
 
   @Option(
       names = "--dead-letter",
@@ -84,6 +110,9 @@ final class TrendsCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new EventideCli.UsageException(e.getMessage());
     }
+    if (maxDelay.getMillis() < 0) {
+      throw new EventideCli.UsageException("--max-delay must not be negative");
+    }
     Workload workload = readWorkload();
     try (BufferedReader in = openEvents();
         Writer results = openOut();
@@ -93,10 +122,28 @@ final class TrendsCommand implements Callable<Integer> {
                 : Files.newBufferedWriter(deadLetter, StandardCharsets.UTF_8)) {
       TrendJob.Summary summary;
       try {
-        summary = TrendJob.run(workload, chosen, in, results, dead);
+        TrendJob.Options options =
+            TrendJob.Options.inTimeOrder()
+                .withMaxDelay(maxDelay.getMillis())
+                .withProgress(
+                    p -> {
+                      err.printf(
+                          java.util.Locale.ROOT,
+                          "eventide trends: %,d events read, %,d windows closed, %,.0f events/s%n",
+                          p.eventsRead(),
+                          p.windowsClosed(),
+                          p.eventsPerSecond());
+                      err.flush();
+                    },
+                    PROGRESS_EVERY_MILLIS);
+        summary =
+            TrendJob.run(workload, chosen, in, results, dead, sort ? options.sorted() : options);
       } catch (BadEventException e) {
         err.println("eventide trends: " + events + ":" + e.line() + ": " + e.reason());
         err.println("Fix the line, or pass --dead-letter FILE to set bad lines aside.");
+        return EventideCli.EXIT_FAILED;
+      } catch (EventOrderException e) {
+        err.println("eventide trends: " + events + ":" + e.line() + ": " + e.reason());
         return EventideCli.EXIT_FAILED;
       }
       err.printf(

@@ -23,12 +23,14 @@ class TrendsBenchmarkTest {
     for (TrendStreams.Kind stream : TrendStreams.Kind.values()) {
       List<TrendsBenchmark.Result> results =
           TrendsBenchmark.compare(stream, 400, 6, List.of(Engines.values()), 2, 0, 60);
-      assertThat(results.size(), equalTo(3));
+      assertThat(results.size(), equalTo(Engines.values().length));
       for (TrendsBenchmark.Result r : results) {
         assertThat(r.finished(), equalTo(true));
         assertThat(r.events(), equalTo(800L));
         assertThat(
-            r.engine() + " on " + stream, r.resultDigest(), equalTo(results.get(2).resultDigest()));
+            r.engine() + " on " + stream,
+            r.resultDigest(),
+            equalTo(results.get(results.size() - 1).resultDigest()));
       }
       assertThat("some results", results.get(0).resultDigest(), not(equalTo(0L)));
     }

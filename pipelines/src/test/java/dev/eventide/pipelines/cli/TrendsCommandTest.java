@@ -57,7 +57,7 @@ class TrendsCommandTest {
 
   @Test
   void everyEngineWritesTheSameResults() throws IOException {
-    for (String engine : new String[] {"hamlet", "hamlet-static", "greta"}) {
+    for (String engine : new String[] {"hamlet", "hamlet-static", "unshared", "greta"}) {
       Path out = temp.resolve(engine + ".jsonl");
       Outcome o =
           run(
@@ -74,6 +74,35 @@ class TrendsCommandTest {
               "{\"query\":\"trips\",\"group\":{\"district\":3},\"window_start\":0,"
                   + "\"window_end\":10,\"value\":\"3\"}\n"));
     }
+  }
+
+  @Test
+  void eventsOutOfOrderNeedMaxDelayOrSort() throws IOException {
+    Files.writeString(
+        events,
+        """
+        {"type":"Travel","time":3,"driver":7,"district":3}
+        {"type":"Request","time":1,"driver":7,"district":3}
+        {"type":"Travel","time":4,"driver":7,"district":3}
+        """);
+    Outcome strict = run("trends", "--queries=" + queries, "--events=" + events);
+    assertThat(strict.exitCode(), equalTo(1));
+    assertThat(
+        strict.err(),
+        containsString(
+            events
+                + ":2: event at time 1 comes 2 ms after an event at time 3, more than the"
+                + " allowed delay of 0 ms; allow more with --max-delay"));
+    for (String order : new String[] {"--max-delay=2ms", "--sort"}) {
+      Path out = temp.resolve("ordered.jsonl");
+      Outcome o =
+          run("trends", "--queries=" + queries, "--events=" + events, "--out=" + out, order);
+      assertThat(o.err(), o.exitCode(), equalTo(0));
+      assertThat(Files.readString(out), containsString("\"value\":\"3\""));
+    }
+    assertThat(
+        run("trends", "--queries=" + queries, "--events=" + events, "--max-delay=soon").exitCode(),
+        equalTo(2));
   }
 
   @Test

@@ -88,17 +88,6 @@ final class CompiledQuery {
         alternatives.stream().map(c -> new Constraint(c.notMask(), false)).toList());
   }
 
-  /** Whether the transition exists and always holds. */
-  boolean unconstrained(int from, int to) {
-    int k = java.util.Arrays.binarySearch(targets[from], to);
-    return k >= 0 && alternatives[from][k].contains(Constraint.NONE);
-  }
-
-  /** Whether the transition exists. */
-  boolean hasEdge(int from, int to) {
-    return java.util.Arrays.binarySearch(targets[from], to) >= 0;
-  }
-
   /** The states reachable in one transition from the state, in increasing order. */
   int[] targets(int from) {
     return targets[from];

@@ -32,25 +32,8 @@ final class TrendRun {
 
   private long edgesVisited;
 
-  /**
-   * For HAMLET: the state of the shared Kleene type (-1 if none), the sum over the nodes with an
-   * unconstrained edge into it (a graphlet sum, Equation 5, kept up to date), and the nodes whose
-   * edges into it carry constraints (checked one by one).
-   */
-  private final int sharedState;
-
-  private final Agg freeIntoShared = new Agg();
-  private final List<Node> constrainedIntoShared = new ArrayList<>();
-
   TrendRun(CompiledQuery query, long windowStart, long windowEnd) {
-    this(query, windowStart, windowEnd, null);
-  }
-
-  /** A run that keeps the sums a shared graphlet of {@code sharedType} reads (may be null). */
-  TrendRun(CompiledQuery query, long windowStart, long windowEnd, String sharedType) {
     this.query = query;
-    this.sharedState =
-        sharedType == null ? -1 : Long.numberOfTrailingZeros(query.statesOf(sharedType));
     this.windowStart = windowStart;
     this.windowEnd = windowEnd;
     int negated = query.automaton.negatedTypes().size();
@@ -111,52 +94,6 @@ final class TrendRun {
 
   private void add(Node node) {
     nodes.add(node);
-    if (sharedState < 0) {
-      return;
-    }
-    boolean constrained = false;
-    for (long s = node.states(); s != 0; s &= s - 1) {
-      int from = Long.numberOfTrailingZeros(s);
-      if (query.unconstrained(from, sharedState)) {
-        freeIntoShared.add(node.value());
-        return;
-      }
-      constrained |= query.hasEdge(from, sharedState);
-    }
-    if (constrained) {
-      constrainedIntoShared.add(node);
-    }
-  }
-
-  /**
-   * The aggregates flowing into an event of the shared type from every node, all of which must be
-   * earlier than it, without adding the event: a HAMLET snapshot at graphlet level (Equation 5),
-   * read from the maintained sum plus the nodes whose edges carry constraints.
-   */
-  Agg incomingShared(Event e) {
-    long candidates = 1L << sharedState;
-    Agg in = new Agg();
-    if (startStates(e, candidates) != 0) {
-      in.count = java.math.BigInteger.ONE;
-    }
-    in.add(freeIntoShared);
-    edgesVisited += 1 + constrainedIntoShared.size();
-    for (Node p : constrainedIntoShared) {
-      if (successors(p, e, candidates) != 0) {
-        in.add(p.value());
-      }
-    }
-    return in;
-  }
-
-  /** The number of nodes a graphlet-level snapshot reads one by one. */
-  int constrainedIntoShared() {
-    return constrainedIntoShared.size();
-  }
-
-  /** Adds a node of the shared type computed by a shared HAMLET graphlet. */
-  void addComputed(Event e, Agg value) {
-    add(new Node(e, 1L << sharedState, value));
   }
 
   private void recordNegated(Event e) {
@@ -168,10 +105,6 @@ final class TrendRun {
       }
       negatedTimes[i][negatedCounts[i]++] = e.time();
     }
-  }
-
-  int size() {
-    return nodes.size();
   }
 
   long edgesVisited() {

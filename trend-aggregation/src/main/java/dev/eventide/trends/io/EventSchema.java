@@ -26,12 +26,18 @@ public final class EventSchema {
 
   private final Map<String, List<Requirement>> byType = new HashMap<>();
 
+  /** Per type, the largest WITHIN + SLIDE of a query reading it: the margin its time needs. */
+  private final Map<String, Long> margin = new HashMap<>();
+
   private EventSchema() {}
 
   public static EventSchema of(Workload workload) {
     EventSchema schema = new EventSchema();
     for (Query q : workload.queries()) {
+      long needed =
+          q.within() > Long.MAX_VALUE - q.slide() ? Long.MAX_VALUE : q.within() + q.slide();
       for (String type : q.types()) {
+        schema.margin.merge(type, needed, Math::max);
         for (String a : q.groupBy()) {
           schema.require(type, a, Kind.ANY, q.name() + " (GROUPBY)");
         }
@@ -65,8 +71,24 @@ public final class EventSchema {
         .add(new Requirement(attribute, kind, usedBy));
   }
 
-  /** Null if the event has what the workload needs, else why not. */
+  /**
+   * Null if the event has what the workload needs, else why not: an attribute missing or of the
+   * wrong kind, or a time so close to the ends of the {@code long} range that the windows holding
+   * it cannot be represented.
+   */
   public String problemWith(Event e) {
+    Long needed = margin.get(e.type());
+    if (needed != null
+        && (e.time() < Long.MIN_VALUE + needed || e.time() > Long.MAX_VALUE - needed)) {
+      return "time "
+          + e.time()
+          + " is within "
+          + needed
+          + " ms of the end of the range of epoch milliseconds, where the windows of a query"
+          + " reading "
+          + e.type()
+          + " events end beyond it";
+    }
     for (Requirement r : byType.getOrDefault(e.type(), List.of())) {
       Object value = e.attribute(r.attribute());
       if (value == null) {

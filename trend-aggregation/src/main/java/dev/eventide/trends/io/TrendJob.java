@@ -12,18 +12,65 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.function.Consumer;
 
 /**
  * Runs a workload over a JSON-lines event file and writes JSON-lines results: what {@code eventide
- * trends} does. Events may come in any order; they are evaluated in time order (stable for equal
- * times). A bad event line stops the job with its line number, or, given a dead-letter writer, is
- * written there with the reason and counted.
+ * trends} does. Events are evaluated as they are read, so memory is bounded by the open windows and
+ * the allowed disorder, not by the file: events may be out of time order by at most {@link
+ * Options#maxDelayMillis()} (they wait in a buffer and leave it sorted, stable for equal times); an
+ * event further out of order stops the run with its line ({@link EventOrderException}), unless
+ * {@link Options#sort()} reads and sorts the whole file first. A bad event line stops the job with
+ * its line number, or, given a dead-letter writer, is written there with the reason and counted.
  */
 public final class TrendJob {
 
   /** What a run did. */
   public record Summary(
       long events, long badEvents, long results, long millis, Map<String, Long> statistics) {}
+
+  /** Progress of a long run, reported every {@link Options#progressEveryMillis()}. */
+  public record Progress(long eventsRead, long windowsClosed, double eventsPerSecond) {}
+
+  /**
+   * How a run treats the order of the file, and where its progress goes.
+   *
+   * @param maxDelayMillis how far (in event time) an event may come after a later one; 0: the file
+   *     must be in time order
+   * @param sort read the whole file and sort it before evaluating (memory grows with the file)
+   * @param progress receives progress reports (may be a no-op)
+   */
+  public record Options(
+      long maxDelayMillis, boolean sort, Consumer<Progress> progress, long progressEveryMillis) {
+    public Options {
+      if (maxDelayMillis < 0) {
+        throw new IllegalArgumentException(
+            "maxDelayMillis must be >= 0, but was " + maxDelayMillis);
+      }
+      if (progressEveryMillis <= 0) {
+        throw new IllegalArgumentException(
+            "progressEveryMillis must be > 0, but was " + progressEveryMillis);
+      }
+    }
+
+    /** Events in time order, no progress reports. */
+    public static Options inTimeOrder() {
+      return new Options(0, false, p -> {}, Long.MAX_VALUE);
+    }
+
+    public Options withMaxDelay(long millis) {
+      return new Options(millis, sort, progress, progressEveryMillis);
+    }
+
+    public Options sorted() {
+      return new Options(maxDelayMillis, true, progress, progressEveryMillis);
+    }
+
+    public Options withProgress(Consumer<Progress> progress, long everyMillis) {
+      return new Options(maxDelayMillis, sort, progress, everyMillis);
+    }
+  }
 
   private TrendJob() {}
 
@@ -32,11 +79,34 @@ public final class TrendJob {
    *
    * @param deadLetter where bad event lines go, or null to fail on the first
    * @throws BadEventException for the first bad line when there is no dead-letter writer
+   * @throws EventOrderException for the first line further out of order than the options allow
    */
   public static Summary run(
-      Workload workload, Engines engine, BufferedReader events, Writer out, Writer deadLetter) {
+      Workload workload,
+      Engines engine,
+      BufferedReader events,
+      Writer out,
+      Writer deadLetter,
+      Options options) {
     EventSchema schema = EventSchema.of(workload);
-    List<Event> parsed = new ArrayList<>();
+    long[] results = {0};
+    TrendEngine trends =
+        engine.create(
+            workload,
+            r -> {
+              try {
+                out.write(ResultJson.format(r));
+                out.write('\n');
+                results[0]++;
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            });
+    Reorder reorder = new Reorder(options.maxDelayMillis(), trends);
+    List<Event> all = options.sort() ? new ArrayList<>() : null;
+    long started = System.nanoTime();
+    long nextReport = started + options.progressEveryMillis() * 1_000_000;
+    long read = 0;
     long bad = 0;
     try {
       long lineNumber = 0;
@@ -45,47 +115,115 @@ public final class TrendJob {
         if (line.isBlank()) {
           continue;
         }
+        Event e;
         try {
-          Event e = EventJson.parse(line, lineNumber);
+          e = EventJson.parse(line, lineNumber);
           String problem = schema.problemWith(e);
           if (problem != null) {
             throw new BadEventException(lineNumber, problem);
           }
-          parsed.add(e);
-        } catch (BadEventException e) {
+        } catch (BadEventException failure) {
           if (deadLetter == null) {
-            throw e;
+            throw failure;
           }
           bad++;
-          deadLetter.write(DeadLetter.format(e, line));
+          deadLetter.write(DeadLetter.format(failure, line));
           deadLetter.write('\n');
+          continue;
+        }
+        read++;
+        if (all != null) {
+          all.add(e);
+        } else {
+          reorder.add(e, lineNumber);
+        }
+        if ((read & 1023) == 0 && System.nanoTime() >= nextReport) {
+          report(options, trends, read, started);
+          nextReport = System.nanoTime() + options.progressEveryMillis() * 1_000_000;
         }
       }
-      parsed.sort(Comparator.comparingLong(Event::time));
-      long started = System.nanoTime();
-      long[] results = {0};
-      TrendEngine trends =
-          engine.create(
-              workload,
-              r -> {
-                try {
-                  out.write(ResultJson.format(r));
-                  out.write('\n');
-                  results[0]++;
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              });
-      parsed.forEach(trends::process);
+      if (all != null) {
+        all.sort(Comparator.comparingLong(Event::time));
+        all.forEach(trends::process);
+      } else {
+        reorder.drain();
+      }
       trends.finish();
       long millis = (System.nanoTime() - started) / 1_000_000;
       out.flush();
       if (deadLetter != null) {
         deadLetter.flush();
       }
-      return new Summary(parsed.size(), bad, results[0], millis, trends.statistics());
+      return new Summary(read, bad, results[0], millis, trends.statistics());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void report(Options options, TrendEngine trends, long read, long started) {
+    double seconds = (System.nanoTime() - started) / 1e9;
+    long windows = trends.statistics().getOrDefault("windowsClosed", 0L);
+    options.progress().accept(new Progress(read, windows, read / Math.max(seconds, 1e-9)));
+  }
+
+  /**
+   * The events of the last {@code maxDelay} of event time, released in time order (stable) once no
+   * allowed event can come before them.
+   */
+  private static final class Reorder {
+    private record Pending(Event event, long sequence) {}
+
+    private final long maxDelay;
+    private final TrendEngine trends;
+    private final PriorityQueue<Pending> buffer =
+        new PriorityQueue<>(
+            Comparator.comparingLong((Pending p) -> p.event().time())
+                .thenComparingLong(Pending::sequence));
+    private long newest = Long.MIN_VALUE;
+    private long released = Long.MIN_VALUE;
+    private long sequence;
+
+    Reorder(long maxDelay, TrendEngine trends) {
+      this.maxDelay = maxDelay;
+      this.trends = trends;
+    }
+
+    void add(Event e, long line) {
+      long bound = newest - maxDelay < newest ? newest - maxDelay : Long.MIN_VALUE;
+      if (e.time() < bound || e.time() < released) {
+        long late = newest - e.time();
+        throw new EventOrderException(
+            line,
+            "event at time "
+                + e.time()
+                + " comes "
+                + late
+                + " ms after an event at time "
+                + newest
+                + ", more than the allowed delay of "
+                + maxDelay
+                + " ms; allow more with --max-delay, or read the whole file with --sort");
+      }
+      newest = Math.max(newest, e.time());
+      if (maxDelay == 0 && buffer.isEmpty()) {
+        released = e.time();
+        trends.process(e);
+        return;
+      }
+      buffer.add(new Pending(e, sequence++));
+      // Every later event has time >= newest − maxDelay: what is not later than that may go.
+      bound = newest - maxDelay < newest ? newest - maxDelay : Long.MIN_VALUE;
+      while (!buffer.isEmpty() && buffer.peek().event().time() <= bound) {
+        Event next = buffer.poll().event();
+        released = next.time();
+        trends.process(next);
+      }
+    }
+
+    void drain() {
+      while (!buffer.isEmpty()) {
+        trends.process(buffer.poll().event());
+      }
     }
   }
 

@@ -70,27 +70,97 @@ class TrendJobTest {
     assertEquals(null, schema.problemWith(Event.of("Other", 1)), "types no query reads pass");
   }
 
-  @Test
-  void evaluatesEventsInTimeOrderWhateverTheFileOrder() {
-    String events =
-        """
-        {"type":"Travel","time":3,"speed":2.5,"kind":"pool","district":1}
-        {"type":"Request","time":1,"district":1}
+  private static final String UNORDERED =
+      """
+      {"type":"Travel","time":3,"speed":2.5,"kind":"pool","district":1}
+      {"type":"Request","time":1,"district":1}
 
-        {"type":"Travel","time":2,"speed":1,"kind":"pool","district":1}
-        {"type":"Travel","time":4,"speed":7,"kind":"solo","district":1}
-        """;
+      {"type":"Travel","time":2,"speed":1,"kind":"pool","district":1}
+      {"type":"Travel","time":4,"speed":7,"kind":"solo","district":1}
+      """;
+
+  // Trends (r,t2), (r,t3), (r,t2,t3): 1 + 2.5 + 3.5.
+  private static final String UNORDERED_RESULT =
+      "{\"query\":\"q1\",\"group\":{\"district\":1},\"window_start\":0,\"window_end\":10,"
+          + "\"value\":\"7\"}\n";
+
+  private static TrendJob.Summary run(String events, StringWriter out, TrendJob.Options options) {
+    return TrendJob.run(
+        WORKLOAD, Engines.HAMLET, new BufferedReader(new StringReader(events)), out, null, options);
+  }
+
+  @Test
+  void evaluatesEventsOutOfOrderWithinTheMaxDelayInTimeOrder() {
     StringWriter out = new StringWriter();
-    TrendJob.Summary summary =
-        TrendJob.run(
-            WORKLOAD, Engines.HAMLET, new BufferedReader(new StringReader(events)), out, null);
-    // Trends (r,t2), (r,t3), (r,t2,t3): 1 + 2.5 + 3.5.
-    assertEquals(
-        "{\"query\":\"q1\",\"group\":{\"district\":1},\"window_start\":0,\"window_end\":10,"
-            + "\"value\":\"7\"}\n",
-        out.toString());
+    TrendJob.Summary summary = run(UNORDERED, out, TrendJob.Options.inTimeOrder().withMaxDelay(2));
+    assertEquals(UNORDERED_RESULT, out.toString());
     assertEquals(4, summary.events());
     assertEquals(1, summary.results());
+  }
+
+  @Test
+  void sortsAWholeFileInAnyOrder() {
+    StringWriter out = new StringWriter();
+    run(UNORDERED, out, TrendJob.Options.inTimeOrder().sorted());
+    assertEquals(UNORDERED_RESULT, out.toString());
+  }
+
+  @Test
+  void anEventFurtherOutOfOrderThanTheMaxDelayStopsTheRunAtItsLine() {
+    EventOrderException inOrder =
+        assertThrows(
+            EventOrderException.class,
+            () -> run(UNORDERED, new StringWriter(), TrendJob.Options.inTimeOrder()));
+    assertEquals(2, inOrder.line());
+    assertEquals(
+        "event at time 1 comes 2 ms after an event at time 3, more than the allowed delay of 0"
+            + " ms; allow more with --max-delay, or read the whole file with --sort",
+        inOrder.reason());
+    EventOrderException delayed =
+        assertThrows(
+            EventOrderException.class,
+            () ->
+                run(UNORDERED, new StringWriter(), TrendJob.Options.inTimeOrder().withMaxDelay(1)));
+    assertEquals(2, delayed.line());
+  }
+
+  @Test
+  void reportsProgressOnLongRunsAndTheStateStaysBoundedByTheOpenWindows() {
+    // 200,000 events over 2,000 windows of 10 ms, in time order: a report per 1,024 events read
+    // once the interval (1 ms) has passed, and the windows close as the run goes.
+    StringBuilder events = new StringBuilder();
+    for (int t = 0; t < 200_000; t++) {
+      String type = t % 10 == 0 ? "Request" : "Travel";
+      events
+          .append("{\"type\":\"")
+          .append(type)
+          .append("\",\"time\":")
+          .append(t / 10)
+          .append(",\"speed\":1,\"kind\":\"pool\",\"district\":1}\n");
+    }
+    java.util.List<TrendJob.Progress> reports = new java.util.ArrayList<>();
+    TrendJob.Summary summary =
+        run(
+            events.toString(),
+            new StringWriter(),
+            TrendJob.Options.inTimeOrder().withProgress(reports::add, 1));
+    assertEquals(200_000, summary.events());
+    org.junit.jupiter.api.Assertions.assertFalse(reports.isEmpty());
+    TrendJob.Progress last = reports.get(reports.size() - 1);
+    org.junit.jupiter.api.Assertions.assertTrue(
+        last.windowsClosed() > 0, "windows close while events are read: " + last);
+  }
+
+  @Test
+  void timesWhoseWindowsLeaveTheLongRangeAreBadLines() {
+    String events = "{\"type\":\"Request\",\"time\":" + (Long.MAX_VALUE - 5) + ",\"district\":1}\n";
+    BadEventException e =
+        assertThrows(
+            BadEventException.class,
+            () -> run(events, new StringWriter(), TrendJob.Options.inTimeOrder()));
+    assertEquals(1, e.line());
+    org.junit.jupiter.api.Assertions.assertTrue(
+        e.reason().contains("end of the range of epoch milliseconds"), e.reason());
   }
 
   @Test
@@ -110,14 +180,20 @@ class TrendJobTest {
                     Engines.GRETA,
                     new BufferedReader(new StringReader(events)),
                     new StringWriter(),
-                    null));
+                    null,
+                    TrendJob.Options.inTimeOrder()));
     assertEquals(2, e.line());
 
     StringWriter dead = new StringWriter();
     StringWriter out = new StringWriter();
     TrendJob.Summary summary =
         TrendJob.run(
-            WORKLOAD, Engines.GRETA, new BufferedReader(new StringReader(events)), out, dead);
+            WORKLOAD,
+            Engines.GRETA,
+            new BufferedReader(new StringReader(events)),
+            out,
+            dead,
+            TrendJob.Options.inTimeOrder());
     assertEquals(1, summary.badEvents());
     assertEquals(2, summary.events());
     assertEquals(
@@ -138,7 +214,12 @@ class TrendJobTest {
     }
     StringWriter out = new StringWriter();
     TrendJob.run(
-        w, Engines.HAMLET, new BufferedReader(new StringReader(events.toString())), out, null);
+        w,
+        Engines.HAMLET,
+        new BufferedReader(new StringReader(events.toString())),
+        out,
+        null,
+        TrendJob.Options.inTimeOrder());
     // 2^80 - 1 non-empty subsequences with increasing times: beyond any long.
     assertEquals(
         "{\"query\":\"q\",\"group\":{\"d\":2,\"name\":\"n\"},\"window_start\":0,"

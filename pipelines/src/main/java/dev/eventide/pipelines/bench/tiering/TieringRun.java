@@ -1,29 +1,19 @@
 package dev.eventide.pipelines.bench.tiering;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.management.GarbageCollectionNotificationInfo;
 import dev.eventide.testing.lateness.LateEvent;
 import dev.eventide.testing.lateness.LateEventGenerator;
 import dev.eventide.testing.lateness.LateEventSource;
 import dev.eventide.testing.lateness.LatenessDistribution;
 import dev.eventide.tiering.TieredWindow;
 import dev.eventide.tiering.TieringMetrics;
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
-import java.lang.management.MemoryUsage;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.management.NotificationEmitter;
-import javax.management.openmbean.CompositeData;
 import org.apache.beam.runners.direct.DirectRunner;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.runners.flink.FlinkRunner;
@@ -279,35 +269,6 @@ public final class TieringRun {
 
   /** Records the heap in use after every collection, from the JVM's GC notifications. */
   private static void watchGarbageCollections() {
-    Set<String> heapPools = new HashSet<>();
-    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-      if (pool.getType() == MemoryType.HEAP) {
-        heapPools.add(pool.getName());
-      }
-    }
-    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-      ((NotificationEmitter) gc)
-          .addNotificationListener(
-              (notification, handback) -> {
-                if (!notification
-                    .getType()
-                    .equals(GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION)) {
-                  return;
-                }
-                GarbageCollectionNotificationInfo info =
-                    GarbageCollectionNotificationInfo.from(
-                        (CompositeData) notification.getUserData());
-                long used = 0;
-                for (Map.Entry<String, MemoryUsage> pool :
-                    info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
-                  if (heapPools.contains(pool.getKey())) {
-                    used += pool.getValue().getUsed();
-                  }
-                }
-                HEAP_AFTER_GC.add(used);
-              },
-              null,
-              null);
-    }
+    dev.eventide.pipelines.bench.HeapAfterGc.watch(HEAP_AFTER_GC::add);
   }
 }

@@ -78,23 +78,7 @@ public final class RandomWorkloads {
 
   /** {@code count} events at times in [0, span), in time order, equivalence keys k in 0–9. */
   public List<Event> denseEvents(int count, int span) {
-    List<Event> events = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      events.add(
-          Event.of(
-              pick(TYPES),
-              random.nextInt(span),
-              "a",
-              random.nextInt(4),
-              "s",
-              pick("x", "y"),
-              "k",
-              random.nextInt(10),
-              "g",
-              random.nextInt(2)));
-    }
-    events.sort(java.util.Comparator.comparingLong(Event::time));
-    return events;
+    return events(count, span, 10);
   }
 
   private String query(String name) {
@@ -183,6 +167,10 @@ public final class RandomWorkloads {
 
   /** Events at times in [0, span), several per time, in time order. */
   public List<Event> events(int count, int span) {
+    return events(count, span, 2);
+  }
+
+  private List<Event> events(int count, int span, int keys) {
     List<Event> events = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       events.add(
@@ -194,7 +182,7 @@ public final class RandomWorkloads {
               "s",
               pick("x", "y"),
               "k",
-              random.nextInt(2),
+              random.nextInt(keys),
               "g",
               random.nextInt(2)));
     }

@@ -18,6 +18,9 @@ final class CompiledQuery {
   final TrendAutomaton automaton;
   final Set<String> types;
 
+  /** The aggregate components its RETURN clause needs. */
+  final TrendSums.Shape shape;
+
   /** GROUPBY attributes, then equivalence attributes not among them. */
   final List<String> partitionAttributes;
 
@@ -38,6 +41,7 @@ final class CompiledQuery {
       throw new IllegalArgumentException("query " + query.name() + ": " + e.getMessage(), e);
     }
     this.types = query.types();
+    this.shape = TrendSums.Shape.of(query.aggregation().kind());
     Set<String> partition = new LinkedHashSet<>(query.groupBy());
     partition.addAll(query.equivalence());
     this.partitionAttributes = List.copyOf(partition);
@@ -166,10 +170,11 @@ final class CompiledQuery {
     return attribute == null ? null : (BigDecimal) e.attribute(attribute);
   }
 
-  /** Extends the incoming aggregates of a node by its own event. */
-  void extend(Agg in, Event e) {
+  /** Extends the aggregates of trend prefixes by an event, if it is of the aggregated type. */
+  void extend(TrendSums sums, Event e) {
     if (isAggregated(e.type())) {
-      in.extendByAggregated(aggregatedValue(e));
+      BigDecimal value = aggregatedValue(e);
+      sums.extend(value, shape.sum() ? ExactDecimal.of(value) : null);
     }
   }
 }

@@ -58,7 +58,7 @@ public final class GretaEngine extends WindowedEngine {
         }
 
         @Override
-        public Map<CompiledQuery, Agg> close() {
+        public Map<CompiledQuery, TrendSums> close() {
           counters.add("edgesVisited", run.edgesVisited());
           return Map.of(q, run.close());
         }

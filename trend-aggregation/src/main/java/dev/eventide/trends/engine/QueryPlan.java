@@ -1,7 +1,6 @@
 package dev.eventide.trends.engine;
 
 import dev.eventide.trends.Event;
-import dev.eventide.trends.query.Aggregation;
 import dev.eventide.trends.query.Predicate;
 import java.math.BigDecimal;
 import java.util.List;
@@ -25,12 +24,7 @@ final class QueryPlan {
 
   QueryPlan(CompiledQuery compiled) {
     this.compiled = compiled;
-    Aggregation.Kind kind = compiled.query.aggregation().kind();
-    this.shape =
-        new TrendSums.Shape(
-            kind == Aggregation.Kind.COUNT_EVENTS || kind == Aggregation.Kind.AVG,
-            kind == Aggregation.Kind.SUM || kind == Aggregation.Kind.AVG,
-            kind == Aggregation.Kind.MIN || kind == Aggregation.Kind.MAX);
+    this.shape = compiled.shape;
   }
 
   String name() {
@@ -70,10 +64,7 @@ final class QueryPlan {
 
   /** Extends prefixes by an event, if it is of the aggregated type. */
   void extend(TrendSums sums, Event e) {
-    if (compiled.isAggregated(e.type())) {
-      BigDecimal value = compiled.aggregatedValue(e);
-      sums.extend(value, shape.sum() ? ExactDecimal.of(value) : null);
-    }
+    compiled.extend(sums, e);
   }
 
   /**

@@ -43,13 +43,14 @@ public final class TrendPlan {
     DYNAMIC
   }
 
-  // Relative costs of the benefit model (nanoseconds on the machine that measured them, see
-  // docs/benchmarks.md): per event and query evaluated alone, per 64-bit word of an exact
-  // addition, per timestamp group of a shared map, per application of a map to a query.
-  private static final double EVENT_COST = 150;
+  // Costs of the benefit model, in nanoseconds as measured by `eventide bench trends` on a 2-core
+  // machine (docs/benchmarks.md): per event and query evaluated alone (unshared: about 300 ns on
+  // small numbers), per 64-bit word of an exact addition, per timestamp group of a shared map and
+  // component, per application of a map to one query in one window.
+  private static final double EVENT_COST = 300;
   private static final double WORD_COST = 1.5;
-  private static final double GROUP_COST = 60;
-  private static final double APPLY_COST = 400;
+  private static final double GROUP_COST = 100;
+  private static final double APPLY_COST = 250;
 
   private final List<QueryPlan> queries;
   private final List<Unit> units;

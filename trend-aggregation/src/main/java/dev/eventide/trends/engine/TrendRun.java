@@ -15,7 +15,7 @@ import java.util.List;
  */
 final class TrendRun {
   /** A matched event with the states the automaton may be in after it, and its aggregates. */
-  record Node(Event event, long states, Agg value) {}
+  record Node(Event event, long states, TrendSums value) {}
 
   private final CompiledQuery query;
   private final long windowStart;
@@ -53,13 +53,12 @@ final class TrendRun {
     }
     advanceTo(e.time());
     long[] sets = new long[2];
-    Agg[] incoming = new Agg[2];
+    TrendSums[] incoming = new TrendSums[2];
     int distinct = 0;
     long start = startStates(e, candidates);
     if (start != 0) {
       sets[0] = start;
-      incoming[0] = new Agg();
-      incoming[0].count = java.math.BigInteger.ONE;
+      incoming[0] = TrendSums.one(query.shape);
       distinct = 1;
     }
     // pe(e, q) is empty for an event of a start-only type: no predecessor to visit.
@@ -81,7 +80,7 @@ final class TrendRun {
           incoming = Arrays.copyOf(incoming, distinct * 2);
         }
         sets[slot] = next;
-        incoming[slot] = new Agg();
+        incoming[slot] = TrendSums.empty(query.shape);
         distinct++;
       }
       incoming[slot].add(p.value());
@@ -112,8 +111,8 @@ final class TrendRun {
   }
 
   /** The aggregates over all complete trends in the window (Equation 3). */
-  Agg close() {
-    Agg result = new Agg();
+  TrendSums close() {
+    TrendSums result = TrendSums.empty(query.shape);
     for (Node node : nodes) {
       for (long s = node.states(); s != 0; s &= s - 1) {
         int state = Long.numberOfTrailingZeros(s);

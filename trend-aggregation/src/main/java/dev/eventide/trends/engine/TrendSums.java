@@ -1,5 +1,6 @@
 package dev.eventide.trends.engine;
 
+import dev.eventide.trends.query.Aggregation;
 import java.math.BigDecimal;
 
 /**
@@ -11,7 +12,14 @@ import java.math.BigDecimal;
  */
 final class TrendSums {
   /** Which components a query needs, from its RETURN clause. */
-  record Shape(boolean events, boolean sum, boolean minMax) {}
+  record Shape(boolean events, boolean sum, boolean minMax) {
+    static Shape of(Aggregation.Kind kind) {
+      return new Shape(
+          kind == Aggregation.Kind.COUNT_EVENTS || kind == Aggregation.Kind.AVG,
+          kind == Aggregation.Kind.SUM || kind == Aggregation.Kind.AVG,
+          kind == Aggregation.Kind.MIN || kind == Aggregation.Kind.MAX);
+    }
+  }
 
   final ExactInt count;
   final ExactInt events;

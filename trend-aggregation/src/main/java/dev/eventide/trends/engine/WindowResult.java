@@ -1,8 +1,6 @@
 package dev.eventide.trends.engine;
 
 import dev.eventide.trends.TrendResult;
-import java.math.BigDecimal;
-import java.math.MathContext;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -82,24 +80,7 @@ public final class WindowResult {
   }
 
   private String value() {
-    return switch (query.compiled.query.aggregation().kind()) {
-      case COUNT_TRENDS -> sums.count.toString();
-      case COUNT_EVENTS -> sums.events.toString();
-      case SUM -> plain(sums.sum.toBigDecimal());
-      case AVG ->
-          sums.events.signum() == 0
-              ? null
-              : plain(
-                  sums.sum
-                      .toBigDecimal()
-                      .divide(new BigDecimal(sums.events.toBigInteger()), MathContext.DECIMAL128));
-      case MIN -> plain(sums.min);
-      case MAX -> plain(sums.max);
-    };
-  }
-
-  private static String plain(BigDecimal d) {
-    return d == null ? null : d.stripTrailingZeros().toPlainString();
+    return WindowedEngine.format(query.compiled, sums);
   }
 
   @Override

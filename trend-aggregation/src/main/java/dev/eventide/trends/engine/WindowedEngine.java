@@ -30,7 +30,7 @@ abstract class WindowedEngine implements TrendEngine {
     void onEvent(Event e);
 
     /** The aggregates of each query of the unit over the window. */
-    Map<CompiledQuery, Agg> close();
+    Map<CompiledQuery, TrendSums> close();
   }
 
   /** Queries executed together: same window, same partition attributes. */
@@ -105,14 +105,14 @@ abstract class WindowedEngine implements TrendEngine {
       while (!unit.open.isEmpty() && unit.open.firstKey() + unit.within <= time) {
         var window = unit.open.pollFirstEntry();
         long start = window.getKey();
-        Map<CompiledQuery, Map<List<Object>, Agg>> groups = new LinkedHashMap<>();
+        Map<CompiledQuery, Map<List<Object>, TrendSums>> groups = new LinkedHashMap<>();
         for (var partition : window.getValue().entrySet()) {
           for (var perQuery : partition.getValue().close().entrySet()) {
             CompiledQuery q = perQuery.getKey();
             List<Object> group = partition.getKey().subList(0, q.query.groupBy().size());
             groups
                 .computeIfAbsent(q, x -> new HashMap<>())
-                .computeIfAbsent(group, x -> new Agg())
+                .computeIfAbsent(group, x -> TrendSums.empty(q.shape))
                 .add(perQuery.getValue());
           }
         }
@@ -170,17 +170,20 @@ abstract class WindowedEngine implements TrendEngine {
    * The query's aggregate as the exact string of the results format; null for AVG, MIN and MAX when
    * no trend contains an event of the aggregated type (possible under OR).
    */
-  static String format(CompiledQuery q, Agg agg) {
+  static String format(CompiledQuery q, TrendSums sums) {
     return switch (q.query.aggregation().kind()) {
-      case COUNT_TRENDS -> agg.count.toString();
-      case COUNT_EVENTS -> agg.events.toString();
-      case SUM -> plain(agg.sum);
+      case COUNT_TRENDS -> sums.count.toString();
+      case COUNT_EVENTS -> sums.events.toString();
+      case SUM -> plain(sums.sum.toBigDecimal());
       case AVG ->
-          agg.events.signum() == 0
+          sums.events.signum() == 0
               ? null
-              : plain(agg.sum.divide(new BigDecimal(agg.events), MathContext.DECIMAL128));
-      case MIN -> plain(agg.min);
-      case MAX -> plain(agg.max);
+              : plain(
+                  sums.sum
+                      .toBigDecimal()
+                      .divide(new BigDecimal(sums.events.toBigInteger()), MathContext.DECIMAL128));
+      case MIN -> plain(sums.min);
+      case MAX -> plain(sums.max);
     };
   }
 

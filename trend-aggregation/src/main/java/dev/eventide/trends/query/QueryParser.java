@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * A hand-written recursive-descent parser for Eventide's SASE-style query language (grammar in
- * {@code shared/DESIGN.md}, "Formats"). Every error, syntactic or semantic, names the line, the
- * column, what was found and what was expected or why it is wrong.
+ * A hand-written recursive-descent parser for Eventide's SASE-style query language (grammar and
+ * semantics in the project's {@code docs/trends-query-language.md}). Every error, syntactic or
+ * semantic, names the line, the column, what was found and what was expected or why it is wrong.
  */
 final class QueryParser {
   private static final Set<String> KEYWORDS =

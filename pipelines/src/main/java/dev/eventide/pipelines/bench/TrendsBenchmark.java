@@ -109,10 +109,10 @@ public final class TrendsBenchmark {
   }
 
   /**
-   * Runs every engine on one setting. Each engine first runs on the same input for at least two
-   * seconds (each run capped at a quarter of the budget), so that its code is compiled by the JIT;
-   * then it is measured up to three times within the budget and the fastest run counts (the
-   * machines are shared and noisy: the fastest run is the one least disturbed).
+   * Runs every engine on one setting. Every engine first runs on the same input for at least the
+   * warm-up time (each run capped at a quarter of the budget), so that their code is compiled by
+   * the JIT; then each is measured up to three times within the budget and the fastest run counts
+   * (the machines are shared and noisy: the fastest run is the one least disturbed).
    */
   public static List<Result> compare(
       TrendStreams.Kind stream,
@@ -125,12 +125,16 @@ public final class TrendsBenchmark {
     long windowMillis = 60_000;
     Workload workload = Workload.parse(TrendStreams.workload(stream, 42, queries, windowMillis));
     List<Event> events = TrendStreams.events(stream, 42, eventsPerWindow, windows, windowMillis);
-    List<Result> results = new ArrayList<>();
+    // Warm every engine before measuring any: they share code, so the JIT would otherwise favour
+    // the engines measured last.
     for (Engines engine : engines) {
       long warmUntil = System.nanoTime() + (long) (warmupSeconds * 1e9);
       do {
         run(stream, eventsPerWindow, queries, engine, workload, events, windows, budgetSeconds / 4);
       } while (System.nanoTime() < warmUntil);
+    }
+    List<Result> results = new ArrayList<>();
+    for (Engines engine : engines) {
       Result best = null;
       double spent = 0;
       for (int attempt = 0; attempt < 3 && spent < budgetSeconds; attempt++) {

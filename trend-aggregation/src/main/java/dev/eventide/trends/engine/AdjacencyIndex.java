@@ -22,7 +22,7 @@ abstract class AdjacencyIndex {
 
   /** The index for the predicates of one type (at least one). */
   static AdjacencyIndex create(Predicate.OnAdjacent[] predicates, TrendSums.Shape shape) {
-    return predicates.length == 1 ? new Ordered(predicates[0], shape) : new Scan(predicates, shape);
+    return predicates.length == 1 ? new Ordered(predicates[0], shape) : new Scan(predicates);
   }
 
   /** What an index keeps of an earlier event: the attribute values its predicates read. */
@@ -244,7 +244,7 @@ abstract class AdjacencyIndex {
     private final List<Object[]> keys = new ArrayList<>();
     private final List<TrendSums> values = new ArrayList<>();
 
-    Scan(Predicate.OnAdjacent[] predicates, TrendSums.Shape shape) {
+    Scan(Predicate.OnAdjacent[] predicates) {
       this.predicates = predicates;
     }
 

@@ -2,7 +2,6 @@ package dev.eventide.trends.engine;
 
 import dev.eventide.trends.Event;
 import dev.eventide.trends.query.Predicate;
-import java.math.BigDecimal;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -55,11 +54,6 @@ final class QueryPlan {
       }
     }
     return false;
-  }
-
-  /** The attribute an aggregated event adds, or null (COUNT, or not the aggregated type). */
-  BigDecimal aggregatedValue(Event e) {
-    return compiled.isAggregated(e.type()) ? compiled.aggregatedValue(e) : null;
   }
 
   /** Extends prefixes by an event, if it is of the aggregated type. */

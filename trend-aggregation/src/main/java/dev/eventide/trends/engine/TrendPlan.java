@@ -144,16 +144,6 @@ public final class TrendPlan {
     return units.size();
   }
 
-  /** The names of a unit's queries. */
-  public List<String> unitQueries(int unit) {
-    return units.get(unit).members.stream().map(QueryPlan::name).toList();
-  }
-
-  /** The Kleene type a unit's queries share, or null for a query alone. */
-  public String sharedType(int unit) {
-    return units.get(unit).sharedType;
-  }
-
   List<QueryPlan> queries() {
     return queries;
   }
@@ -305,10 +295,9 @@ public final class TrendPlan {
 
   /** The index k of the earliest window [k·slide, k·slide + within) that contains t. */
   private static long firstWindow(Unit u, long t) {
-    // t − within may overflow near Long.MIN_VALUE: compare as floorDiv(t, slide) −
-    // ceil(within/slide) + ...
+    // Not floorDiv(t − within, slide) + 1, which overflows near Long.MIN_VALUE: this k is the
+    // answer or one below it (when within is not a multiple of slide).
     long k = Math.floorDiv(t, u.slide) - Math.floorDiv(u.within, u.slide);
-    // k·slide + within may still be <= t (within not a multiple of slide): step up while it is
     while (windowEndsBy(u, k, t)) {
       k++;
     }
@@ -427,14 +416,17 @@ public final class TrendPlan {
   static double benefit(
       int queries, int windows, int events, int groups, int bits, int components) {
     double words = 1 + bits / 64.0;
+    // Alone, an event copies the sums it reads, adds them and later adds the result: about four
+    // passes over numbers of the current size, plus allocation.
     double alone =
-        queries * windows * (double) events * (EVENT_COST + 2 * WORD_COST * words * components);
+        queries * windows * (double) events * (EVENT_COST + 4 * WORD_COST * words * components);
+    // Shared, a query scales its sums in place by coefficients of about `events` bits.
     double coefficientWords = 1 + events / 64.0;
     double together =
         groups * GROUP_COST * components
             + queries
                 * windows
-                * (APPLY_COST + 4 * WORD_COST * words * coefficientWords * components);
+                * (APPLY_COST + 2 * WORD_COST * words * coefficientWords * components);
     return alone - together;
   }
 

@@ -48,7 +48,7 @@ public final class TrendState {
   }
 
   /** The end of the earliest open window, or {@link Long#MAX_VALUE} if none is open. */
-  public long nextWindowEnd() {
+  long nextWindowEnd() {
     return windows.isEmpty() ? Long.MAX_VALUE : windows.peekFirst().end;
   }
 

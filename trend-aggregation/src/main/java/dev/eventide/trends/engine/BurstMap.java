@@ -96,12 +96,11 @@ final class BurstMap {
    */
   TrendSums apply(TrendSums f, TrendSums x, boolean aggregatesE, String attribute) {
     // Everything in place: these sums have as many bits as the burst has events before them.
-    ExactInt fCount = aggregatesE ? f.count.copy() : null;
-    f.count.affine(alpha, x.count, beta);
+    // The events and the sum read F.count as it was, so they are updated before it.
     if (f.events != null) {
       f.events.affine(alpha, x.events, beta);
       if (aggregatesE) {
-        f.events.addProduct(fCount, gamma);
+        f.events.addProduct(f.count, gamma);
         f.events.addProduct(x.count, delta);
       }
     }
@@ -110,10 +109,11 @@ final class BurstMap {
       f.sum.addProduct(x.sum, beta);
       if (aggregatesE) {
         ExactDecimal[] st = sums.get(attribute);
-        f.sum.addProduct(st[0], fCount);
+        f.sum.addProduct(st[0], f.count);
         f.sum.addProduct(st[1], x.count);
       }
     }
+    f.count.affine(alpha, x.count, beta);
     if (lastSize == 0) {
       return null;
     }

@@ -9,6 +9,11 @@ import java.math.BigDecimal;
  * aggregated type they hold ({@code events}), the sum of its attribute over them ({@code sum}), and
  * its smallest and largest value among them. Mutable, for accumulation; exact (see {@link
  * ExactInt}). Components a query does not need are null and cost nothing.
+ *
+ * <p>MIN and MAX travel with the sums: the executor only ever adds sums of disjoint sets of
+ * prefixes (a split by an index yields disjoint parts, never a difference), so the smallest value
+ * of a union is the smallest of its parts, and the value of a window is known when it closes
+ * without a backward pass over its events.
  */
 final class TrendSums {
   /** Which components a query needs, from its RETURN clause. */

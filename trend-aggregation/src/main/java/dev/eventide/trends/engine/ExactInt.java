@@ -415,16 +415,6 @@ final class ExactInt {
   }
 
   @Override
-  public boolean equals(Object o) {
-    return o instanceof ExactInt e && toBigInteger().equals(e.toBigInteger());
-  }
-
-  @Override
-  public int hashCode() {
-    return toBigInteger().hashCode();
-  }
-
-  @Override
   public String toString() {
     return toBigInteger().toString();
   }

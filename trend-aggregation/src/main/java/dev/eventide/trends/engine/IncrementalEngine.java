@@ -45,11 +45,7 @@ final class IncrementalEngine implements TrendEngine {
 
   @Override
   public void process(Event e) {
-    if (e.time() < lastTime) {
-      throw new IllegalArgumentException(
-          "events must arrive in time order, but " + e + " came after time " + lastTime);
-    }
-    lastTime = e.time();
+    lastTime = WindowedEngine.inTimeOrder(lastTime, e);
     close(e.time());
     List<Event> one = List.of(e);
     boolean read = false;

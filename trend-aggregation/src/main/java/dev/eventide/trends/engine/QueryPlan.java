@@ -159,7 +159,7 @@ final class QueryPlan {
       w.buckets.clear();
       for (QueryWindow.Bucket b : buckets) {
         long moved = b.negated | (negated & b.info.relevant);
-        QueryWindow.Bucket into = w.bucket(b.set, moved);
+        QueryWindow.Bucket into = w.bucket(b.info.set, moved);
         if (into == null) {
           b.negated = moved;
           w.buckets.add(b);

@@ -24,7 +24,6 @@ final class QueryWindow {
 
   /** The prefixes in one state set cut by the same negated types, with their sums. */
   static final class Bucket {
-    final long set;
     long negated;
     final QueryPlan.SetInfo info;
     final TrendSums total;
@@ -33,7 +32,6 @@ final class QueryWindow {
     AdjacencyIndex index;
 
     Bucket(QueryPlan.SetInfo info, long negated, TrendSums total, AdjacencyIndex index) {
-      this.set = info.set;
       this.info = info;
       this.negated = negated;
       this.total = total;
@@ -50,7 +48,7 @@ final class QueryWindow {
 
   Bucket bucket(long set, long negated) {
     for (Bucket b : buckets) {
-      if (b.set == set && b.negated == negated) {
+      if (b.info.set == set && b.negated == negated) {
         return b;
       }
     }

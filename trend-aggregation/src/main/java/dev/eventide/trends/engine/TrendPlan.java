@@ -104,10 +104,18 @@ public final class TrendPlan {
     }
   }
 
+  /** For each event type, the units that read it (routing would otherwise visit every unit). */
+  private final Map<String, List<Unit>> unitsReading = new HashMap<>();
+
   private TrendPlan(List<QueryPlan> queries, List<Unit> units, Sharing sharing) {
     this.queries = queries;
     this.units = units;
     this.sharing = sharing;
+    for (Unit u : units) {
+      u.readers
+          .keySet()
+          .forEach(t -> unitsReading.computeIfAbsent(t, k -> new ArrayList<>()).add(u));
+    }
   }
 
   /**
@@ -161,13 +169,12 @@ public final class TrendPlan {
    * no partition of that unit (the schema check of the input rules that out).
    */
   public List<Route> route(Event e) {
-    List<Route> routes = new ArrayList<>(2);
-    for (Unit u : units) {
-      if (u.readers.containsKey(e.type())) {
-        List<Object> key = partitionKey(e, u.partitionAttributes);
-        if (key != null) {
-          routes.add(new Route(u.index, key));
-        }
+    List<Unit> readers = unitsReading.getOrDefault(e.type(), List.of());
+    List<Route> routes = new ArrayList<>(readers.size());
+    for (Unit u : readers) {
+      List<Object> key = partitionKey(e, u.partitionAttributes);
+      if (key != null) {
+        routes.add(new Route(u.index, key));
       }
     }
     return routes;

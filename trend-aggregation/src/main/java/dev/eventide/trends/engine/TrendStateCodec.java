@@ -159,7 +159,7 @@ public final class TrendStateCodec {
     }
     Wire.writeVarLong(out, w.buckets.size());
     for (QueryWindow.Bucket b : w.buckets) {
-      Wire.writeVarLong(out, b.set);
+      Wire.writeVarLong(out, b.info.set);
       Wire.writeVarLong(out, b.negated);
       Wire.writeSums(out, b.total);
       if (b.index != null) {

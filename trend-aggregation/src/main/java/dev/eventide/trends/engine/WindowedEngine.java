@@ -67,11 +67,7 @@ abstract class WindowedEngine implements TrendEngine {
 
   @Override
   public void process(Event e) {
-    if (e.time() < lastTime) {
-      throw new IllegalArgumentException(
-          "events must arrive in time order, but " + e + " came after time " + lastTime);
-    }
-    lastTime = e.time();
+    lastTime = inTimeOrder(lastTime, e);
     close(e.time());
     for (Unit unit : units) {
       if (!unit.types.contains(e.type())) {
@@ -148,6 +144,19 @@ abstract class WindowedEngine implements TrendEngine {
             .thenComparingInt(order::get)
             .thenComparing(i -> results.get(i).group().toString()));
     indices.forEach(i -> sink.accept(results.get(i)));
+  }
+
+  /**
+   * The time of an engine's next event, which may not be earlier than the last one's.
+   *
+   * @throws IllegalArgumentException if it is
+   */
+  static long inTimeOrder(long lastTime, Event e) {
+    if (e.time() < lastTime) {
+      throw new IllegalArgumentException(
+          "events must arrive in time order, but " + e + " came after time " + lastTime);
+    }
+    return e.time();
   }
 
   /** The event's values of the attributes, numbers normalised; null if one is missing. */

@@ -10,7 +10,9 @@ import java.util.Objects;
  * One event of the stream: a type, a timestamp in epoch milliseconds and attributes whose values
  * are numbers ({@link BigDecimal}, exact) or strings. Immutable.
  */
-public final class Event {
+public final class Event implements java.io.Serializable {
+  private static final long serialVersionUID = 1L;
+
   private final String type;
   private final long time;
   private final Map<String, Object> attributes;

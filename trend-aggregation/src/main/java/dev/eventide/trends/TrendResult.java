@@ -12,7 +12,8 @@ import java.util.Map;
  * @param windowEnd exclusive
  */
 public record TrendResult(
-    String query, Map<String, Object> group, long windowStart, long windowEnd, String value) {
+    String query, Map<String, Object> group, long windowStart, long windowEnd, String value)
+    implements java.io.Serializable {
 
   public TrendResult {
     group = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(group));

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The module's shape, enforced: a core that knows nothing of Beam (so it runs and tests anywhere,
- * and a Beam adapter stays thin), with the query model below the engines and file formats on top.
+ * and the Beam adapter in {@code dev.eventide.trends.beam} stays thin), with the query model below
+ * the engines, and file formats and the adapter on top.
  */
 class ArchitectureTest {
   private static final JavaClasses MAIN =
@@ -27,6 +28,8 @@ class ArchitectureTest {
     noClasses()
         .that()
         .resideInAPackage("dev.eventide.trends..")
+        .and()
+        .resideOutsideOfPackage("dev.eventide.trends.beam..")
         .should()
         .dependOnClassesThat()
         .resideInAPackage("org.apache.beam..")
@@ -44,12 +47,16 @@ class ArchitectureTest {
           .definedBy("dev.eventide.trends.engine..")
           .layer("io")
           .definedBy("dev.eventide.trends.io..")
-          .whereLayer("io")
+          .layer("beam")
+          .definedBy("dev.eventide.trends.beam..")
+          .whereLayer("beam")
           .mayNotBeAccessedByAnyLayer()
+          .whereLayer("io")
+          .mayOnlyBeAccessedByLayers("beam")
           .whereLayer("engine")
-          .mayOnlyBeAccessedByLayers("io")
+          .mayOnlyBeAccessedByLayers("io", "beam")
           .whereLayer("query")
-          .mayOnlyBeAccessedByLayers("engine", "io");
+          .mayOnlyBeAccessedByLayers("engine", "io", "beam");
 
   @Test
   void queriesAreBelowEnginesAndFileFormatsOnTop() {

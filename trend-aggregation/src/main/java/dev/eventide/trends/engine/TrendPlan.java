@@ -160,6 +160,44 @@ public final class TrendPlan {
     return units.get(index);
   }
 
+  /** The WITHIN of a unit's queries (all members of a unit share their windows), in ms. */
+  public long within(int unit) {
+    return units.get(unit).within;
+  }
+
+  /** The SLIDE of a unit's queries, in ms. */
+  public long slide(int unit) {
+    return units.get(unit).slide;
+  }
+
+  /** The names of a unit's queries, in workload order. */
+  public List<String> queryNames(int unit) {
+    return units.get(unit).members.stream().map(QueryPlan::name).toList();
+  }
+
+  /**
+   * The GROUPBY values a route's partition starts with: the partitions of one group are combined
+   * into its results ({@link WindowResult#combine}).
+   */
+  public List<Object> group(Route route) {
+    int size = units.get(route.unit()).members.get(0).compiled.query.groupBy().size();
+    return route.partition().subList(0, size);
+  }
+
+  /**
+   * The result of a query over a window and group without trends: COUNT 0, SUM 0, AVG, MIN and MAX
+   * null. {@link #closeWindows} omits such results; a caller that re-evaluates a window after it
+   * emitted a result needs one when the window has lost its trends (a late negated event).
+   */
+  public WindowResult noTrends(String query, List<Object> group, long windowStart, long windowEnd) {
+    for (QueryPlan q : queries) {
+      if (q.name().equals(query)) {
+        return new WindowResult(q, group, windowStart, windowEnd, TrendSums.empty(q.shape));
+      }
+    }
+    throw new IllegalArgumentException("no query '" + query + "' in this plan");
+  }
+
   /** A unit that reads an event, with the event's partition in that unit. */
   public record Route(int unit, List<Object> partition) {}
 

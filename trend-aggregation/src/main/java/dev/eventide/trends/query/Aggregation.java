@@ -3,7 +3,8 @@ package dev.eventide.trends.query;
 /**
  * A query's RETURN clause. {@code type} is null for COUNT(*); {@code attribute} is null for COUNT.
  */
-public record Aggregation(Kind kind, String type, String attribute) {
+public record Aggregation(Kind kind, String type, String attribute)
+    implements java.io.Serializable {
 
   /** The aggregation functions of HAMLET Definition 2. */
   public enum Kind {

@@ -9,7 +9,7 @@ import java.util.stream.Collectors;
  * A query's pattern (HAMLET Definition 1): an event type, a sequence, a Kleene plus, a negation
  * inside a sequence, a disjunction or a conjunction, nested freely.
  */
-public sealed interface Pattern {
+public sealed interface Pattern extends java.io.Serializable {
 
   /** One event of the given type. */
   record Atom(String type) implements Pattern {

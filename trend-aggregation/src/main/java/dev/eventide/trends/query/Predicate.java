@@ -3,7 +3,7 @@ package dev.eventide.trends.query;
 import java.math.BigDecimal;
 
 /** A WHERE predicate other than equivalence. */
-public sealed interface Predicate {
+public sealed interface Predicate extends java.io.Serializable {
 
   /** The event type whose events the predicate constrains. */
   String type();

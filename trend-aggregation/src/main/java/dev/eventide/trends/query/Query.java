@@ -20,7 +20,8 @@ public record Query(
     List<String> groupBy,
     long within,
     long slide,
-    int line) {
+    int line)
+    implements java.io.Serializable {
 
   public Query {
     equivalence = List.copyOf(equivalence);

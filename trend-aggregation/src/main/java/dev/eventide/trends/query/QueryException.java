@@ -13,6 +13,17 @@ public final class QueryException extends RuntimeException {
     this.column = column;
   }
 
+  private QueryException(String message, int line, int column) {
+    super(message);
+    this.line = line;
+    this.column = column;
+  }
+
+  /** The same problem, its message prefixed with where the text came from (a file name). */
+  public QueryException in(String source) {
+    return new QueryException(source + ": " + getMessage(), line, column);
+  }
+
   public int line() {
     return line;
   }

@@ -1,0 +1,92 @@
+package dev.eventide.trends.beam;
+
+import dev.eventide.trends.Event;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.math.BigDecimal;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.beam.sdk.coders.AtomicCoder;
+import org.apache.beam.sdk.coders.BigDecimalCoder;
+import org.apache.beam.sdk.coders.CoderException;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+
+/**
+ * The Beam coder of {@link Event}: type, time, then the attributes sorted by name, each a number
+ * (exact {@link BigDecimal}) or a string. Deterministic: equal events encode to equal bytes.
+ */
+public final class EventCoder extends AtomicCoder<Event> {
+  private static final EventCoder INSTANCE = new EventCoder();
+  private static final long serialVersionUID = 1L;
+
+  private static final int NUMBER = 0;
+  private static final int STRING = 1;
+
+  private EventCoder() {}
+
+  public static EventCoder of() {
+    return INSTANCE;
+  }
+
+  @Override
+  public void encode(Event event, OutputStream out) throws IOException {
+    StringUtf8Coder.of().encode(event.type(), out);
+    VarLongCoder.of().encode(event.time(), out);
+    encodeValues(new TreeMap<>(event.attributes()), out);
+  }
+
+  @Override
+  public Event decode(InputStream in) throws IOException {
+    String type = StringUtf8Coder.of().decode(in);
+    long time = VarLongCoder.of().decode(in);
+    return Event.of(type, time, decodeValues(in));
+  }
+
+  /** Encodes names with values that are {@link BigDecimal}s or strings, in the map's order. */
+  static void encodeValues(Map<String, Object> values, OutputStream out) throws IOException {
+    VarIntCoder.of().encode(values.size(), out);
+    for (Map.Entry<String, Object> a : values.entrySet()) {
+      StringUtf8Coder.of().encode(a.getKey(), out);
+      if (a.getValue() instanceof BigDecimal number) {
+        VarIntCoder.of().encode(NUMBER, out);
+        BigDecimalCoder.of().encode(number, out);
+      } else if (a.getValue() instanceof String string) {
+        VarIntCoder.of().encode(STRING, out);
+        StringUtf8Coder.of().encode(string, out);
+      } else {
+        throw new CoderException(
+            "value of '" + a.getKey() + "' is neither a number nor a string: " + a.getValue());
+      }
+    }
+  }
+
+  static Map<String, Object> decodeValues(InputStream in) throws IOException {
+    int size = VarIntCoder.of().decode(in);
+    if (size < 0) {
+      throw new CoderException("negative attribute count " + size);
+    }
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (int i = 0; i < size; i++) {
+      String name = StringUtf8Coder.of().decode(in);
+      int tag = VarIntCoder.of().decode(in);
+      switch (tag) {
+        case NUMBER -> values.put(name, BigDecimalCoder.of().decode(in));
+        case STRING -> values.put(name, StringUtf8Coder.of().decode(in));
+        default -> throw new CoderException("unknown value tag " + tag + " of '" + name + "'");
+      }
+    }
+    return values;
+  }
+
+  @Override
+  public void verifyDeterministic() {}
+
+  @Override
+  public boolean consistentWithEquals() {
+    return true;
+  }
+}

@@ -1,0 +1,204 @@
+package dev.eventide.trends.beam;
+
+import dev.eventide.trends.Event;
+import dev.eventide.trends.TrendResult;
+import dev.eventide.trends.engine.TrendPlan;
+import dev.eventide.trends.query.Query;
+import dev.eventide.trends.query.Workload;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.PInput;
+import org.apache.beam.sdk.values.POutput;
+import org.apache.beam.sdk.values.PValue;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.joda.time.Duration;
+
+/**
+ * Aggregates the event trends of a workload of queries (the HAMLET paper's shared trend
+ * aggregation) over a {@code PCollection<Event>}: one {@link TrendResult} per query, window and
+ * GROUPBY group with at least one trend, timestamped at the window's end − 1 ms and in the window
+ * it describes.
+ *
+ * <pre>{@code
+ * Workload workload = Workload.fromFile(Path.of("rides.queries"));
+ * TrendAggregate.Result out =
+ *     events.apply(TrendAggregate.of(workload).withAllowedLateness(Duration.standardMinutes(5)));
+ * out.results().apply(...);       // PCollection<TrendResult>
+ * out.deadLetters().apply(...);   // PCollection<DeadLetter>: what was not aggregated, and why
+ * }</pre>
+ *
+ * <p>An event's time is its {@link Event#time()}; give the input element timestamps equal to it (as
+ * {@link TrendEvents#fromRows} does) so that the watermark describes it. Queries that can share a
+ * Kleene sub-pattern are evaluated together, sharing each burst when the benefit model says it pays
+ * ({@link #withSharing}). Events wait in Beam state until the watermark passes the end of their
+ * earliest window, then advance the exact core in time order; a window's results come out when the
+ * watermark passes its end, in an ON_TIME pane, and the watermark after this transform is held back
+ * only by windows not emitted yet.
+ *
+ * <p><b>Late events.</b> An event whose time was already evaluated is late. Within the allowed
+ * lateness (measured from the end of the last window holding it) it re-evaluates every window it is
+ * in: each closed one comes out again in a LATE pane with its new value (a window left without
+ * trends comes out with COUNT 0 and AVG/MIN/MAX null, so the last pane is always right). Beyond it
+ * the event goes to {@link Result#deadLetters()} with the reason, and so does an event lacking an
+ * attribute the workload needs. With no allowed lateness (the default) every late event is a dead
+ * letter, also for sliding windows still open: unlike Beam's windowing, windows of one event are
+ * evaluated together.
+ *
+ * <p>Metrics: {@link TrendMetrics}. Cost per event: about the in-process core's plus two or three
+ * state appends; a batch of late events replays its windows' events.
+ */
+public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAggregate.Result> {
+  private static final long serialVersionUID = 1L;
+
+  private final Workload workload;
+  private final TrendPlan.Sharing sharing;
+  private final Duration allowedLateness;
+
+  private TrendAggregate(Workload workload, TrendPlan.Sharing sharing, Duration allowedLateness) {
+    this.workload = workload;
+    this.sharing = sharing;
+    this.allowedLateness = allowedLateness;
+  }
+
+  /**
+   * Aggregates the queries of a workload, sharing dynamically, without allowed lateness.
+   *
+   * @throws IllegalArgumentException if the workload has no queries or a query cannot be compiled
+   */
+  public static TrendAggregate of(Workload workload) {
+    Objects.requireNonNull(workload, "workload");
+    if (workload.queries().isEmpty()) {
+      throw new IllegalArgumentException("TrendAggregate needs a workload of at least one query");
+    }
+    TrendPlan.compile(workload, TrendPlan.Sharing.DYNAMIC);
+    return new TrendAggregate(workload, TrendPlan.Sharing.DYNAMIC, Duration.ZERO);
+  }
+
+  /** How queries share bursts: DYNAMIC (default, HAMLET), STATIC (always) or NONE. */
+  public TrendAggregate withSharing(TrendPlan.Sharing sharing) {
+    return new TrendAggregate(
+        workload, Objects.requireNonNull(sharing, "sharing"), allowedLateness);
+  }
+
+  /**
+   * How long after the end of a window late events still re-evaluate it.
+   *
+   * @throws IllegalArgumentException if negative
+   */
+  public TrendAggregate withAllowedLateness(Duration lateness) {
+    Objects.requireNonNull(lateness, "lateness");
+    if (lateness.getMillis() < 0) {
+      throw new IllegalArgumentException("allowed lateness must be >= 0, but was " + lateness);
+    }
+    return new TrendAggregate(workload, sharing, lateness);
+  }
+
+  @Override
+  public Result expand(PCollection<Event> events) {
+    PCollectionTuple routed =
+        events
+            .apply("IntoGlobalWindow", Window.<Event>into(new GlobalWindows()))
+            .apply(
+                "Route",
+                ParDo.of(new RouteFn(workload, sharing))
+                    .withOutputTags(RouteFn.ROUTED, TupleTagList.of(RouteFn.DEAD)));
+    PCollectionTuple aggregated =
+        routed
+            .get(RouteFn.ROUTED)
+            .setCoder(KvCoder.of(StringUtf8Coder.of(), EventCoder.of()))
+            .apply(
+                "Aggregate",
+                ParDo.of(new TrendAggregateFn(workload, sharing, allowedLateness.getMillis()))
+                    .withOutputTags(
+                        TrendAggregateFn.RESULTS, TupleTagList.of(TrendAggregateFn.DEAD)));
+    PCollection<TrendResult> results =
+        aggregated
+            .get(TrendAggregateFn.RESULTS)
+            .setCoder(TrendResultCoder.of())
+            .apply("IntoResultWindows", Window.into(new ResultWindows()));
+    results.setSchema(
+        TrendSchemas.RESULT,
+        TypeDescriptor.of(TrendResult.class),
+        TrendSchemas::toRow,
+        TrendSchemas::resultFromRow);
+    PCollection<DeadLetter> deadLetters =
+        PCollectionList.of(routed.get(RouteFn.DEAD).setCoder(DeadLetter.Coder.of()))
+            .and(aggregated.get(TrendAggregateFn.DEAD).setCoder(DeadLetter.Coder.of()))
+            .apply("DeadLetters", Flatten.pCollections());
+    deadLetters.setSchema(
+        TrendSchemas.DEAD_LETTER,
+        TypeDescriptor.of(DeadLetter.class),
+        TrendSchemas::toRow,
+        TrendSchemas::deadLetterFromRow);
+    return new Result(events.getPipeline(), results, deadLetters);
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder
+        .add(DisplayData.item("queries", workload.queries().size()).withLabel("Queries"))
+        .add(
+            DisplayData.item(
+                    "queryNames",
+                    String.join(", ", workload.queries().stream().map(Query::name).toList()))
+                .withLabel("Query names"))
+        .add(DisplayData.item("sharing", sharing.toString()).withLabel("Sharing"))
+        .add(DisplayData.item("allowedLateness", allowedLateness).withLabel("Allowed lateness"));
+  }
+
+  /** The results of {@link TrendAggregate} and the events it did not aggregate. */
+  public static final class Result implements POutput {
+    private static final TupleTag<TrendResult> RESULTS = new TupleTag<>("results");
+    private static final TupleTag<DeadLetter> DEAD_LETTERS = new TupleTag<>("deadLetters");
+
+    private final Pipeline pipeline;
+    private final PCollection<TrendResult> results;
+    private final PCollection<DeadLetter> deadLetters;
+
+    private Result(
+        Pipeline pipeline, PCollection<TrendResult> results, PCollection<DeadLetter> deadLetters) {
+      this.pipeline = pipeline;
+      this.results = results;
+      this.deadLetters = deadLetters;
+    }
+
+    /** One result per query, window and group with a trend, and per late re-evaluation. */
+    public PCollection<TrendResult> results() {
+      return results;
+    }
+
+    /** Events not aggregated, with the reason, in the global window at their time. */
+    public PCollection<DeadLetter> deadLetters() {
+      return deadLetters;
+    }
+
+    @Override
+    public Pipeline getPipeline() {
+      return pipeline;
+    }
+
+    @Override
+    public Map<TupleTag<?>, PValue> expand() {
+      return Map.of(RESULTS, results, DEAD_LETTERS, deadLetters);
+    }
+
+    @Override
+    public void finishSpecifyingOutput(
+        String transformName, PInput input, PTransform<?, ?> transform) {}
+  }
+}

@@ -1,0 +1,509 @@
+package dev.eventide.trends.beam;
+
+import dev.eventide.trends.Event;
+import dev.eventide.trends.TrendResult;
+import dev.eventide.trends.engine.Counters;
+import dev.eventide.trends.engine.TrendPlan;
+import dev.eventide.trends.engine.TrendState;
+import dev.eventide.trends.engine.TrendStateCodec;
+import dev.eventide.trends.engine.WindowResult;
+import dev.eventide.trends.query.Workload;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.coders.ByteArrayCoder;
+import org.apache.beam.sdk.coders.ListCoder;
+import org.apache.beam.sdk.state.BagState;
+import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.TimeDomain;
+import org.apache.beam.sdk.state.Timer;
+import org.apache.beam.sdk.state.TimerSpec;
+import org.apache.beam.sdk.state.TimerSpecs;
+import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.TupleTag;
+import org.joda.time.Instant;
+
+/**
+ * The stateful DoFn of {@link TrendAggregate}, per key (sharing unit, GROUPBY group) in the global
+ * window: Beam's own per-window state would hold the output watermark until each window expires, so
+ * the windows live in the core state instead and the timers hold only what they must.
+ *
+ * <ul>
+ *   <li>An event later than the time evaluated so far waits in {@code pending}; the {@code fire}
+ *       timer is set at the end of the earliest window that needs closing, with an output timestamp
+ *       (a watermark hold) at the earliest pending event or open window end.
+ *   <li>{@code fire} advances the core states (one per partition of the group, in {@code core}) by
+ *       the pending events up to its time, in time order, closes the windows that end by then,
+ *       combines the partitions' results and emits one per query and window, in an ON_TIME pane.
+ *   <li>With allowed lateness, advanced events are kept in {@code retained} until every window
+ *       holding them has expired ({@code expire} timer, which holds nothing). An event whose time
+ *       is already evaluated waits in {@code late}; the next {@code fire} (set at once) rebuilds
+ *       the core states from the retained events of the windows it touches and emits the changed
+ *       windows in LATE panes, a window that has lost its trends with a result of no trends.
+ *   <li>Later than that, the event goes to the dead letters.
+ * </ul>
+ *
+ * Cost: each event is appended to a bag once (twice with lateness); each firing reads the pending
+ * bag and decodes and encodes the group's core states once. A batch of late events replays the
+ * retained events of WITHIN before its earliest event: proportional to the window, not the stream.
+ */
+final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
+  static final TupleTag<TrendResult> RESULTS = new TupleTag<>() {};
+  static final TupleTag<DeadLetter> DEAD = new TupleTag<>() {};
+
+  private static final String PENDING = "pending";
+  private static final String LATE = "late";
+  private static final String RETAINED = "retained";
+  private static final String CORE = "core";
+  private static final String PROGRESS = "progress";
+  private static final String FIRE = "fire";
+  private static final String EXPIRE = "expire";
+
+  private static final long LAST_TIMER = GlobalWindow.INSTANCE.maxTimestamp().getMillis();
+
+  @StateId(PENDING)
+  private final StateSpec<BagState<Event>> pendingSpec = StateSpecs.bag(EventCoder.of());
+
+  @StateId(LATE)
+  private final StateSpec<BagState<Event>> lateSpec = StateSpecs.bag(EventCoder.of());
+
+  @StateId(RETAINED)
+  private final StateSpec<BagState<Event>> retainedSpec = StateSpecs.bag(EventCoder.of());
+
+  @StateId(CORE)
+  private final StateSpec<ValueState<List<byte[]>>> coreSpec =
+      StateSpecs.value(ListCoder.of(ByteArrayCoder.of()));
+
+  @StateId(PROGRESS)
+  private final StateSpec<ValueState<Progress>> progressSpec =
+      StateSpecs.value(new Progress.Coder());
+
+  @TimerId(FIRE)
+  private final TimerSpec fireSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+  @TimerId(EXPIRE)
+  private final TimerSpec expireSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+  private final Workload workload;
+  private final TrendPlan.Sharing sharing;
+  private final long lateness;
+
+  private transient TrendPlan plan;
+  private transient TrendStateCodec codec;
+
+  TrendAggregateFn(Workload workload, TrendPlan.Sharing sharing, long allowedLatenessMillis) {
+    this.workload = workload;
+    this.sharing = sharing;
+    this.lateness = allowedLatenessMillis;
+  }
+
+  @Setup
+  public void setup() {
+    plan = TrendPlan.compile(workload, sharing);
+    codec = TrendStateCodec.of(plan);
+  }
+
+  @ProcessElement
+  public void process(
+      @Element KV<String, Event> element,
+      @StateId(PENDING) BagState<Event> pending,
+      @StateId(LATE) BagState<Event> late,
+      @StateId(PROGRESS) ValueState<Progress> progress,
+      @TimerId(FIRE) Timer fire,
+      MultiOutputReceiver out) {
+    int unit = RouteFn.unitOf(element.getKey());
+    Event e = element.getValue();
+    Progress p = orNew(progress.read());
+    long t = e.time();
+    boolean evaluated = t <= p.evaluatedUpTo;
+    if ((evaluated && lateness == 0) || expired(unit, t, p)) {
+      deadLetter(out, e, unit, t);
+      return;
+    }
+    if (evaluated) {
+      TrendMetrics.LATE_EVENTS.inc();
+      late.add(e);
+      schedule(p, p.evaluatedUpTo, t, fire, progress);
+    } else {
+      pending.add(e);
+      schedule(p, firstEnd(unit, t) - 1, t, fire, progress);
+    }
+  }
+
+  @OnTimer(FIRE)
+  public void onFire(
+      OnTimerContext c,
+      @Key String key,
+      @StateId(PENDING) BagState<Event> pendingState,
+      @StateId(LATE) BagState<Event> lateState,
+      @StateId(RETAINED) BagState<Event> retainedState,
+      @StateId(CORE) ValueState<List<byte[]>> coreState,
+      @StateId(PROGRESS) ValueState<Progress> progress,
+      @TimerId(FIRE) Timer fire,
+      @TimerId(EXPIRE) Timer expire,
+      MultiOutputReceiver out) {
+    int unit = RouteFn.unitOf(key);
+    long t = c.fireTimestamp().getMillis();
+    pendingState.readLater();
+    lateState.readLater();
+    coreState.readLater();
+    if (lateness > 0) {
+      retainedState.readLater();
+    }
+    Progress p = orNew(progress.read());
+    p.fireAt = Progress.NONE;
+    p.holdAt = Progress.NONE;
+    Counters counters = new Counters();
+    Map<List<Object>, TrendState> states = decode(coreState.read());
+
+    List<Event> late = list(lateState.read());
+    if (!late.isEmpty()) {
+      lateState.clear();
+      states = reEvaluate(unit, p, late, retainedState, expire, counters, out);
+    }
+
+    List<Event> due = new ArrayList<>();
+    List<Event> rest = new ArrayList<>();
+    for (Event e : pendingState.read()) {
+      (e.time() <= t ? due : rest).add(e);
+    }
+    if (!due.isEmpty()) {
+      pendingState.clear();
+      rest.forEach(pendingState::add);
+      due.sort(Comparator.comparingLong(Event::time));
+      advance(unit, states, due, counters);
+      if (lateness > 0) {
+        long firstExpiry = Long.MAX_VALUE;
+        for (Event e : due) {
+          retainedState.add(e);
+          firstExpiry = Math.min(firstExpiry, expiry(unit, e.time()));
+        }
+        scheduleExpiry(p, firstExpiry, expire);
+      }
+    }
+    p.evaluatedUpTo = Math.max(p.evaluatedUpTo, t);
+    if (p.expireAfterFire) {
+      p.expireAfterFire = false;
+      scheduleExpiry(p, t + 1, expire);
+    }
+    Map<Progress.PaneKey, WindowResult> closed = close(states, p.evaluatedUpTo, counters);
+    for (WindowResult r : closed.values()) {
+      emit(out, p, r, PaneInfo.Timing.ON_TIME);
+    }
+
+    long restMin = rest.stream().mapToLong(Event::time).min().orElse(Long.MAX_VALUE);
+    long nextEnd = Long.MAX_VALUE;
+    for (TrendState s : states.values()) {
+      nextEnd = Math.min(nextEnd, plan.nextWindowEnd(s));
+    }
+    long fireAt =
+        Math.min(
+            restMin == Long.MAX_VALUE ? Long.MAX_VALUE : firstEnd(unit, restMin) - 1,
+            nextEnd == Long.MAX_VALUE ? Long.MAX_VALUE : nextEnd - 1);
+    long holdAt = Math.min(restMin, nextEnd == Long.MAX_VALUE ? Long.MAX_VALUE : nextEnd - 1);
+    if (fireAt != Long.MAX_VALUE) {
+      p.fireAt = fireAt;
+      p.holdAt = holdAt;
+      fire.withOutputTimestamp(new Instant(holdAt)).set(new Instant(fireAt));
+    }
+    coreState.write(encode(states));
+    progress.write(p);
+    report(counters);
+  }
+
+  @OnTimer(EXPIRE)
+  public void onExpire(
+      OnTimerContext c,
+      @Key String key,
+      @StateId(RETAINED) BagState<Event> retainedState,
+      @StateId(PROGRESS) ValueState<Progress> progress,
+      @TimerId(EXPIRE) Timer expire) {
+    int unit = RouteFn.unitOf(key);
+    long now = c.fireTimestamp().getMillis();
+    Progress p = orNew(progress.read());
+    p.expireAt = Progress.NONE;
+    p.expiredUpTo = Math.max(p.expiredUpTo, now);
+    // The watermark is past `now`: what expires by then goes, unless a window holding it is still
+    // open (a re-evaluation rebuilds open windows from these events); the next fire retries.
+    long next = Long.MAX_VALUE;
+    List<Event> kept = new ArrayList<>();
+    boolean dropped = false;
+    for (Event e : retainedState.read()) {
+      long expiry = expiry(unit, e.time());
+      if (expiry <= now && lastEnd(unit, e.time()) - 1 <= p.evaluatedUpTo) {
+        dropped = true;
+      } else {
+        kept.add(e);
+        if (expiry > now) {
+          next = Math.min(next, expiry);
+        } else {
+          p.expireAfterFire = true;
+        }
+      }
+    }
+    if (dropped) {
+      retainedState.clear();
+      kept.forEach(retainedState::add);
+    }
+    long within = plan.within(unit);
+    Iterator<Progress.PaneKey> panes = p.panes.keySet().iterator();
+    while (panes.hasNext()) {
+      long expiry = saturatedAdd(panes.next().windowStart() + within - 1, lateness);
+      if (expiry <= now) {
+        panes.remove();
+      } else {
+        next = Math.min(next, expiry);
+      }
+    }
+    if (next != Long.MAX_VALUE) {
+      scheduleExpiry(p, next, expire);
+    }
+    progress.write(p);
+  }
+
+  /**
+   * Rebuilds the group's core states from the retained events of every window a late event is in,
+   * emits the closed ones that are not expired in LATE panes and returns the rebuilt states.
+   */
+  private Map<List<Object>, TrendState> reEvaluate(
+      int unit,
+      Progress p,
+      List<Event> late,
+      BagState<Event> retainedState,
+      Timer expire,
+      Counters counters,
+      MultiOutputReceiver out) {
+    long horizon = horizon(p);
+    List<Event> accepted = new ArrayList<>();
+    for (Event e : late) {
+      if (expired(unit, e.time(), p)) {
+        deadLetter(out, e, unit, e.time());
+      } else {
+        accepted.add(e);
+      }
+    }
+    List<Event> replay = list(retainedState.read());
+    long from = Long.MAX_VALUE;
+    long firstExpiry = Long.MAX_VALUE;
+    for (Event e : accepted) {
+      retainedState.add(e);
+      replay.add(e);
+      from = Math.min(from, e.time() - plan.within(unit) + 1);
+      firstExpiry = Math.min(firstExpiry, expiry(unit, e.time()));
+    }
+    scheduleExpiry(p, firstExpiry, expire);
+    TrendMetrics.RE_EVALUATIONS.inc();
+    long start = from;
+    replay.removeIf(e -> e.time() < start);
+    replay.sort(Comparator.comparingLong(Event::time));
+    Map<List<Object>, TrendState> states = new LinkedHashMap<>();
+    advance(unit, states, replay, counters);
+    Map<Progress.PaneKey, WindowResult> closed = close(states, p.evaluatedUpTo, counters);
+    // Windows a late event is in, closed and not expired: their results changed (or vanished).
+    long within = plan.within(unit);
+    long slide = plan.slide(unit);
+    List<Object> group = null;
+    Map<Progress.PaneKey, Boolean> touched = new LinkedHashMap<>();
+    for (Event e : accepted) {
+      for (long s = Math.floorDiv(e.time(), slide) * slide; s > e.time() - within; s -= slide) {
+        long end = s + within;
+        if (end - 1 <= p.evaluatedUpTo && saturatedAdd(end - 1, lateness) > horizon) {
+          for (String q : plan.queryNames(unit)) {
+            touched.put(new Progress.PaneKey(s, q), true);
+          }
+        }
+      }
+      if (group == null) {
+        group = groupOf(e, unit);
+      }
+    }
+    for (Progress.PaneKey k : touched.keySet()) {
+      WindowResult r = closed.get(k);
+      if (r == null && p.panes.containsKey(k)) {
+        r = plan.noTrends(k.query(), group, k.windowStart(), k.windowStart() + within);
+      }
+      if (r != null) {
+        emit(out, p, r, PaneInfo.Timing.LATE);
+      }
+    }
+    return states;
+  }
+
+  private void advance(
+      int unit, Map<List<Object>, TrendState> states, List<Event> sorted, Counters counters) {
+    Map<List<Object>, List<Event>> byPartition = new LinkedHashMap<>();
+    for (Event e : sorted) {
+      for (TrendPlan.Route r : plan.route(e)) {
+        if (r.unit() == unit) {
+          byPartition.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(e);
+        }
+      }
+    }
+    byPartition.forEach(
+        (partition, events) ->
+            plan.advance(
+                states.computeIfAbsent(partition, k -> plan.newState(unit, k)), events, counters));
+  }
+
+  /** Closes the windows that end by {@code upTo + 1}, combining partitions per query and window. */
+  private Map<Progress.PaneKey, WindowResult> close(
+      Map<List<Object>, TrendState> states, long upTo, Counters counters) {
+    Map<Progress.PaneKey, WindowResult> closed = new LinkedHashMap<>();
+    long end = upTo == Long.MAX_VALUE ? upTo : upTo + 1;
+    Iterator<TrendState> it = states.values().iterator();
+    while (it.hasNext()) {
+      TrendState s = it.next();
+      for (WindowResult r : plan.closeWindows(s, end, counters)) {
+        closed.merge(new Progress.PaneKey(r.windowStart(), r.query()), r, WindowResult::combine);
+      }
+      if (s.isEmpty()) {
+        it.remove();
+      }
+    }
+    return closed;
+  }
+
+  private void emit(MultiOutputReceiver out, Progress p, WindowResult r, PaneInfo.Timing timing) {
+    Progress.PaneKey k = new Progress.PaneKey(r.windowStart(), r.query());
+    int index = p.panes.getOrDefault(k, 0);
+    if (lateness > 0) {
+      p.panes.put(k, index + 1);
+    }
+    PaneInfo pane = PaneInfo.createPane(index == 0, lateness == 0, timing, index, index);
+    out.get(RESULTS)
+        .builder(r.toTrendResult())
+        .setTimestamp(new Instant(r.windowEnd() - 1))
+        .setPaneInfo(pane)
+        .output();
+    TrendMetrics.WINDOWS_EMITTED.inc();
+    if (timing == PaneInfo.Timing.LATE) {
+      TrendMetrics.LATE_PANES.inc();
+    }
+  }
+
+  private void deadLetter(MultiOutputReceiver out, Event e, int unit, long t) {
+    TrendMetrics.DEAD_LETTERS.inc();
+    out.get(DEAD)
+        .outputWithTimestamp(
+            new DeadLetter(
+                e,
+                "later than the allowed lateness of "
+                    + lateness
+                    + " ms: the windows of "
+                    + String.join(", ", plan.queryNames(unit))
+                    + " holding time "
+                    + t
+                    + " were already evaluated"),
+            new Instant(t));
+  }
+
+  private List<Object> groupOf(Event e, int unit) {
+    for (TrendPlan.Route r : plan.route(e)) {
+      if (r.unit() == unit) {
+        return plan.group(r);
+      }
+    }
+    throw new IllegalStateException(e + " is not read by unit " + unit);
+  }
+
+  /** Moves the fire timer earlier if it must fire by {@code at} or hold output at {@code hold}. */
+  private static void schedule(
+      Progress p, long at, long hold, Timer fire, ValueState<Progress> progress) {
+    if (at < p.fireAt || hold < p.holdAt) {
+      p.fireAt = Math.min(p.fireAt, at);
+      p.holdAt = Math.min(p.holdAt, hold);
+      fire.withOutputTimestamp(new Instant(p.holdAt)).set(new Instant(p.fireAt));
+      progress.write(p);
+    }
+  }
+
+  private static void scheduleExpiry(Progress p, long at, Timer expire) {
+    long when = Math.min(at, LAST_TIMER);
+    if (when < p.expireAt) {
+      p.expireAt = when;
+      expire.withNoOutputTimestamp().set(new Instant(when));
+    }
+  }
+
+  /** The end of the earliest window of the unit that holds time t. */
+  private long firstEnd(int unit, long t) {
+    long within = plan.within(unit);
+    long slide = plan.slide(unit);
+    long k = Math.floorDiv(t, slide) - Math.floorDiv(within, slide);
+    while (k * slide + within <= t) {
+      k++;
+    }
+    return k * slide + within;
+  }
+
+  /** The end of the last window of the unit that holds time t. */
+  private long lastEnd(int unit, long t) {
+    return Math.floorDiv(t, plan.slide(unit)) * plan.slide(unit) + plan.within(unit);
+  }
+
+  /**
+   * The latest watermark at which a window holding t still accepts late events: Beam's rule, the
+   * window's maximum timestamp plus the allowed lateness.
+   */
+  private long expiry(int unit, long t) {
+    return saturatedAdd(lastEnd(unit, t) - 1, lateness);
+  }
+
+  /** A time the watermark is known to have passed: a timer fired there. */
+  private static long horizon(Progress p) {
+    return Math.max(p.evaluatedUpTo, p.expiredUpTo);
+  }
+
+  /** Whether every window holding t has expired, as far as the key's timers know. */
+  private boolean expired(int unit, long t, Progress p) {
+    return expiry(unit, t) <= horizon(p);
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
+  }
+
+  private Map<List<Object>, TrendState> decode(List<byte[]> encoded) {
+    Map<List<Object>, TrendState> states = new LinkedHashMap<>();
+    if (encoded != null) {
+      for (byte[] bytes : encoded) {
+        TrendState s = codec.decode(bytes);
+        states.put(s.partition(), s);
+      }
+    }
+    return states;
+  }
+
+  private List<byte[]> encode(Map<List<Object>, TrendState> states) {
+    List<byte[]> encoded = new ArrayList<>(states.size());
+    for (TrendState s : states.values()) {
+      encoded.add(codec.encode(s));
+    }
+    return encoded;
+  }
+
+  private static void report(Counters counters) {
+    TrendMetrics.SHARED_BURSTS.inc(counters.get("sharedBursts"));
+    TrendMetrics.SPLIT_BURSTS.inc(counters.get("splitBursts"));
+    TrendMetrics.SNAPSHOTS.inc(counters.get("snapshots"));
+  }
+
+  private static Progress orNew(Progress p) {
+    return p == null ? new Progress() : p;
+  }
+
+  private static <T> List<T> list(Iterable<T> items) {
+    List<T> list = new ArrayList<>();
+    items.forEach(list::add);
+    return list;
+  }
+}

@@ -1,0 +1,57 @@
+package dev.eventide.trends.beam;
+
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.metrics.MetricsFilter;
+
+/**
+ * The Beam metrics of {@link TrendAggregate}, namespace {@value #NAMESPACE}, and a reader for a
+ * finished pipeline (attempted values, summed over every {@code TrendAggregate}: Flink does not
+ * report committed ones).
+ *
+ * <ul>
+ *   <li>{@code events}: input events; {@code eventsIgnored}: of a type no query reads;
+ *   <li>{@code lateEvents}: arrived after their time was evaluated, within the allowed lateness
+ *       (their windows are re-evaluated); {@code reEvaluations}: batches of them evaluated;
+ *   <li>{@code deadLetters}: events in the dead-letter output (schema, time range, too late);
+ *   <li>{@code windowsEmitted}: results emitted (one per query, window and group and pane), {@code
+ *       latePanes} of them in late panes;
+ *   <li>{@code sharedBursts}, {@code splitBursts}, {@code snapshots}: HAMLET's sharing decisions
+ *       and snapshots, as the core counts them.
+ * </ul>
+ */
+public final class TrendMetrics {
+  public static final String NAMESPACE = "eventide.trends";
+
+  static final Counter EVENTS = Metrics.counter(NAMESPACE, "events");
+  static final Counter EVENTS_IGNORED = Metrics.counter(NAMESPACE, "eventsIgnored");
+  static final Counter LATE_EVENTS = Metrics.counter(NAMESPACE, "lateEvents");
+  static final Counter RE_EVALUATIONS = Metrics.counter(NAMESPACE, "reEvaluations");
+  static final Counter DEAD_LETTERS = Metrics.counter(NAMESPACE, "deadLetters");
+  static final Counter WINDOWS_EMITTED = Metrics.counter(NAMESPACE, "windowsEmitted");
+  static final Counter LATE_PANES = Metrics.counter(NAMESPACE, "latePanes");
+  static final Counter SHARED_BURSTS = Metrics.counter(NAMESPACE, "sharedBursts");
+  static final Counter SPLIT_BURSTS = Metrics.counter(NAMESPACE, "splitBursts");
+  static final Counter SNAPSHOTS = Metrics.counter(NAMESPACE, "snapshots");
+
+  private TrendMetrics() {}
+
+  /** The sum of a counter of a finished pipeline, such as {@code "deadLetters"}. */
+  public static long counter(PipelineResult result, String name) {
+    long sum = 0;
+    for (MetricResult<Long> c :
+        result
+            .metrics()
+            .queryMetrics(
+                MetricsFilter.builder()
+                    .addNameFilter(MetricNameFilter.named(NAMESPACE, name))
+                    .build())
+            .getCounters()) {
+      sum += c.getAttempted();
+    }
+    return sum;
+  }
+}

@@ -1,0 +1,95 @@
+package dev.eventide.trends.beam;
+
+import dev.eventide.trends.TrendResult;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.values.PCollection;
+
+/**
+ * What a test sees of {@link TrendAggregate}'s output: each result with its pane, as a line, and
+ * the checks on them (the window an element is in, its timestamp, the pane indexes).
+ */
+final class Panes {
+  private Panes() {}
+
+  /** One emitted result and its pane. */
+  record Pane(String key, String value, PaneInfo.Timing timing, long index)
+      implements Serializable {}
+
+  /** The identity of a result: query, group, window. */
+  static String key(TrendResult r) {
+    return r.query() + " " + r.group() + " [" + r.windowStart() + ", " + r.windowEnd() + ")";
+  }
+
+  /** The results as lines {@code key \t value \t timing \t index}, checking windows and times. */
+  static PCollection<String> of(PCollection<TrendResult> results, String name) {
+    return results.apply(name, ParDo.of(new ToLine()));
+  }
+
+  private static final class ToLine extends DoFn<TrendResult, String> {
+    @ProcessElement
+    public void process(
+        @Element TrendResult r,
+        @Timestamp org.joda.time.Instant timestamp,
+        BoundedWindow window,
+        PaneInfo pane,
+        OutputReceiver<String> out) {
+      IntervalWindow expected =
+          new IntervalWindow(
+              new org.joda.time.Instant(r.windowStart()), new org.joda.time.Instant(r.windowEnd()));
+      if (!window.equals(expected)) {
+        throw new AssertionError(key(r) + " is in window " + window + ", not " + expected);
+      }
+      if (timestamp.getMillis() != r.windowEnd() - 1) {
+        throw new AssertionError(key(r) + " has timestamp " + timestamp);
+      }
+      out.output(key(r) + "\t" + r.value() + "\t" + pane.getTiming() + "\t" + pane.getIndex());
+    }
+  }
+
+  static List<Pane> parse(Iterable<String> lines) {
+    List<Pane> panes = new ArrayList<>();
+    for (String line : lines) {
+      String[] f = line.split("\t", -1);
+      panes.add(
+          new Pane(
+              f[0],
+              f[1].equals("null") ? null : f[1],
+              PaneInfo.Timing.valueOf(f[2]),
+              Long.parseLong(f[3])));
+    }
+    return panes;
+  }
+
+  /** The value of each result's last pane, checking that pane indexes run 0, 1, 2, ... */
+  static Map<String, String> last(List<Pane> panes) {
+    Map<String, List<Pane>> byKey = new HashMap<>();
+    panes.forEach(p -> byKey.computeIfAbsent(p.key(), k -> new ArrayList<>()).add(p));
+    Map<String, String> last = new HashMap<>();
+    byKey.forEach(
+        (key, ps) -> {
+          ps.sort(java.util.Comparator.comparingLong(Pane::index));
+          for (int i = 0; i < ps.size(); i++) {
+            if (ps.get(i).index() != i) {
+              throw new AssertionError(key + " has panes " + ps);
+            }
+          }
+          last.put(key, ps.get(ps.size() - 1).value());
+        });
+    return last;
+  }
+
+  static Map<String, String> expected(List<TrendResult> results) {
+    Map<String, String> expected = new HashMap<>();
+    results.forEach(r -> expected.put(key(r), r.value()));
+    return expected;
+  }
+}

@@ -1,8 +1,14 @@
 package dev.eventide.pipelines.cli;
 
+import dev.eventide.pipelines.options.RunnerSelection;
+import dev.eventide.pipelines.trends.TrendPipeline;
+import dev.eventide.trends.Event;
 import dev.eventide.trends.engine.Engines;
+import dev.eventide.trends.engine.TrendPlan;
 import dev.eventide.trends.io.BadEventException;
+import dev.eventide.trends.io.EventJson;
 import dev.eventide.trends.io.EventOrderException;
+import dev.eventide.trends.io.EventSchema;
 import dev.eventide.trends.io.TrendJob;
 import dev.eventide.trends.query.QueryException;
 import dev.eventide.trends.query.Workload;
@@ -17,7 +23,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.beam.sdk.options.PipelineOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -37,8 +50,11 @@ import picocli.CommandLine.Option;
           + " Results: JSON lines {\"query\",\"group\",\"window_start\",\"window_end\",\"value\"}.",
       "Events are evaluated as they are read: memory is bounded by the open windows and"
           + " --max-delay, not by the file. A long run prints its progress on stderr.",
+      "With --runner (or --flink-master, --config) the workload runs as a Beam pipeline on"
+          + " TrendAggregate instead: events in any order, results sorted, the same values.",
       "Exit codes: 0 done, 1 a bad event line (without --dead-letter), an event out of order"
-          + " beyond --max-delay, or an I/O failure, 2 bad usage or a bad query file."
+          + " beyond --max-delay, a failed pipeline or an I/O failure, 2 bad usage or a bad query"
+          + " file."
     })
 final class TrendsCommand implements Callable<Integer> {
   private static final long PROGRESS_EVERY_MILLIS = 5_000;
@@ -94,6 +110,39 @@ final class TrendsCommand implements Callable<Integer> {
   boolean sort;
 
   @Option(
+      names = "--runner",
+      paramLabel = "RUNNER",
+      description =
+          "Run as a Beam pipeline on direct (the DirectRunner) or flink (embedded, or"
+              + " --flink-master); without it, the core runs in-process.")
+  RunnerSelection.Runner runner;
+
+  @Option(
+      names = "--flink-master",
+      paramLabel = "MASTER",
+      description = "[local] for embedded Flink (default), or host:port of a session cluster.")
+  String flinkMaster;
+
+  @Option(names = "--parallelism", paramLabel = "N", description = "Parallelism of the pipeline.")
+  Integer parallelism;
+
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description = "Runner options file, one Beam pipeline option per line (see runner-configs/).")
+  Path config;
+
+  @Option(
+      names = "--allowed-lateness",
+      defaultValue = "0ms",
+      converter = DurationConverter.class,
+      paramLabel = "DURATION",
+      description =
+          "With a runner: how long after its end a window accepts late events (default:"
+              + " ${DEFAULT-VALUE}).")
+  org.joda.time.Duration allowedLateness;
+
+  @Option(
       names = "--dead-letter",
       paramLabel = "FILE",
       description =
@@ -114,6 +163,9 @@ final class TrendsCommand implements Callable<Integer> {
       throw new EventideCli.UsageException("--max-delay must not be negative");
     }
     Workload workload = readWorkload();
+    if (runner != null || flinkMaster != null || config != null || parallelism != null) {
+      return runPipeline(workload, chosen, err);
+    }
     try (BufferedReader in = openEvents();
         Writer results = openOut();
         Writer dead =
@@ -154,6 +206,150 @@ final class TrendsCommand implements Callable<Integer> {
             "eventide trends: %d bad event lines written to %s%n", summary.badEvents(), deadLetter);
       }
       return 0;
+    }
+  }
+
+  /** The workload as a pipeline on TrendAggregate: events read here, results collected here. */
+  private int runPipeline(Workload workload, Engines chosen, PrintWriter err) throws IOException {
+    TrendPlan.Sharing sharing =
+        switch (chosen) {
+          case HAMLET -> TrendPlan.Sharing.DYNAMIC;
+          case HAMLET_STATIC -> TrendPlan.Sharing.STATIC;
+          case UNSHARED -> TrendPlan.Sharing.NONE;
+          case GRETA ->
+              throw new EventideCli.UsageException(
+                  "--engine greta is the in-process baseline; with --runner use hamlet,"
+                      + " hamlet-static or unshared");
+        };
+    if (allowedLateness.getMillis() < 0) {
+      throw new EventideCli.UsageException("--allowed-lateness must not be negative");
+    }
+    PipelineOptions options = pipelineOptions();
+    List<Event> read = new ArrayList<>();
+    long badLines = 0;
+    EventSchema schema = EventSchema.of(workload);
+    try (BufferedReader in = openEvents();
+        Writer dead =
+            deadLetter == null
+                ? null
+                : Files.newBufferedWriter(deadLetter, StandardCharsets.UTF_8)) {
+      String line;
+      long number = 0;
+      while ((line = in.readLine()) != null) {
+        number++;
+        if (line.isBlank()) {
+          continue;
+        }
+        try {
+          Event e = EventJson.parse(line, number);
+          String problem = schema.problemWith(e);
+          if (problem != null) {
+            throw new BadEventException(number, problem);
+          }
+          read.add(e);
+        } catch (BadEventException e) {
+          if (dead == null) {
+            err.println("eventide trends: " + events + ":" + e.line() + ": " + e.reason());
+            err.println("Fix the line, or pass --dead-letter FILE to set bad lines aside.");
+            return EventideCli.EXIT_FAILED;
+          }
+          badLines++;
+          dead.write(TrendJob.deadLetterLine(e, line));
+          dead.write('\n');
+        }
+      }
+      Path work = Files.createTempDirectory("eventide-trends-");
+      TrendPipeline.Outcome outcome;
+      ScheduledExecutorService progress = progressPrinter(err, read.size());
+      try {
+        outcome = TrendPipeline.run(workload, sharing, allowedLateness, read, options, work);
+      } catch (RuntimeException e) {
+        throw new IllegalStateException("the pipeline failed: " + EventideCli.describe(e), e);
+      } finally {
+        progress.shutdownNow();
+        TrendPipeline.deleteWork(work);
+      }
+      try (Writer results = openOut()) {
+        for (String r : outcome.results()) {
+          results.write(r);
+          results.write('\n');
+        }
+      }
+      for (String d : outcome.deadLetters()) {
+        if (dead != null) {
+          dead.write(d);
+          dead.write('\n');
+        }
+      }
+      err.printf(
+          "eventide trends: %d events, %d results, %d ms (%s on %s)%n",
+          read.size(),
+          outcome.results().size(),
+          outcome.millis(),
+          chosen.cliName(),
+          options.getRunner().getSimpleName());
+      if (badLines > 0) {
+        err.printf("eventide trends: %d bad event lines written to %s%n", badLines, deadLetter);
+      }
+      if (!outcome.deadLetters().isEmpty()) {
+        if (dead == null) {
+          err.printf(
+              "eventide trends: %d events not aggregated, e.g. %s; pass --dead-letter FILE to"
+                  + " keep them%n",
+              outcome.deadLetters().size(), outcome.deadLetters().get(0));
+          return EventideCli.EXIT_FAILED;
+        }
+        err.printf(
+            "eventide trends: %d events not aggregated written to %s%n",
+            outcome.deadLetters().size(), deadLetter);
+      }
+      return 0;
+    }
+  }
+
+  private ScheduledExecutorService progressPrinter(PrintWriter err, int events) {
+    ScheduledExecutorService executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "eventide-trends-progress");
+              t.setDaemon(true);
+              return t;
+            });
+    long started = System.nanoTime();
+    executor.scheduleAtFixedRate(
+        () -> {
+          err.printf(
+              java.util.Locale.ROOT,
+              "eventide trends: pipeline over %,d events running, %.0f s%n",
+              events,
+              (System.nanoTime() - started) / 1e9);
+          err.flush();
+        },
+        PROGRESS_EVERY_MILLIS,
+        PROGRESS_EVERY_MILLIS,
+        TimeUnit.MILLISECONDS);
+    return executor;
+  }
+
+  private PipelineOptions pipelineOptions() {
+    try {
+      RunnerSelection selection = RunnerSelection.fromConfig(Optional.ofNullable(config));
+      if (runner != null) {
+        selection.runner(runner);
+      }
+      if (flinkMaster != null) {
+        selection.flinkMaster(flinkMaster);
+      }
+      if (parallelism != null) {
+        if (parallelism < 1) {
+          throw new EventideCli.UsageException(
+              "--parallelism must be >= 1, but was " + parallelism);
+        }
+        selection.parallelism(parallelism);
+      }
+      return selection.create(RunCommand.jobJar());
+    } catch (RunnerSelection.InvalidOptionsException e) {
+      throw new EventideCli.UsageException(e.getMessage());
     }
   }
 

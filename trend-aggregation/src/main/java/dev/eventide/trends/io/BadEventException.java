@@ -7,7 +7,7 @@ public final class BadEventException extends RuntimeException {
   private final long line;
   private final String reason;
 
-  BadEventException(long line, String reason) {
+  public BadEventException(long line, String reason) {
     super("line " + line + ": " + reason);
     this.line = line;
     this.reason = reason;

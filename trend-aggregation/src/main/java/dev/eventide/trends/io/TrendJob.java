@@ -227,6 +227,11 @@ public final class TrendJob {
     }
   }
 
+  /** The dead-letter line of a bad event line: its number, the reason and the line itself. */
+  public static String deadLetterLine(BadEventException e, String line) {
+    return DeadLetter.format(e, line);
+  }
+
   /** A dead-letter line: the line number, the reason and the original line. */
   static final class DeadLetter {
     private static final com.fasterxml.jackson.databind.ObjectMapper MAPPER =

@@ -1,0 +1,156 @@
+package dev.eventide.pipelines.trends;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.eventide.trends.Event;
+import dev.eventide.trends.TrendResult;
+import dev.eventide.trends.beam.DeadLetter;
+import dev.eventide.trends.beam.EventCoder;
+import dev.eventide.trends.beam.TrendAggregate;
+import dev.eventide.trends.beam.TrendMetrics;
+import dev.eventide.trends.engine.TrendPlan;
+import dev.eventide.trends.io.ResultJson;
+import dev.eventide.trends.query.Workload;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.values.TimestampedValue;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * A trend workload over a list of events as a Beam pipeline on {@link TrendAggregate}: what {@code
+ * eventide trends --runner} runs. The results are collected in the client: the last pane of each
+ * result, as JSON lines in the order of their text (so files from the in-process core, sorted,
+ * compare equal).
+ */
+public final class TrendPipeline {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private TrendPipeline() {}
+
+  /** What a run produced. */
+  public record Outcome(
+      List<String> results, List<String> deadLetters, long latePanes, long millis) {}
+
+  /**
+   * Runs the workload over the events (any order) and waits for it.
+   *
+   * @param work an empty directory every worker and this client can write and read
+   * @throws IllegalStateException if the pipeline fails, with the reason
+   */
+  public static Outcome run(
+      Workload workload,
+      TrendPlan.Sharing sharing,
+      Duration allowedLateness,
+      List<Event> events,
+      PipelineOptions options,
+      Path work)
+      throws IOException {
+    Objects.requireNonNull(work, "work");
+    Path results = work.resolve("results");
+    Path dead = work.resolve("dead-letters");
+    Pipeline p = Pipeline.create(options);
+    List<TimestampedValue<Event>> timestamped = new ArrayList<>(events.size());
+    for (Event e : events) {
+      timestamped.add(TimestampedValue.of(e, new Instant(e.time())));
+    }
+    TrendAggregate.Result out =
+        p.apply(
+                "Events",
+                timestamped.isEmpty()
+                    ? Create.empty(EventCoder.of())
+                    : Create.timestamped(timestamped).withCoder(EventCoder.of()))
+            .apply(
+                "TrendAggregate",
+                TrendAggregate.of(workload)
+                    .withSharing(sharing)
+                    .withAllowedLateness(allowedLateness));
+    out.results()
+        .apply("ResultLines", ParDo.of(new ResultLine()))
+        .apply("WriteResults", ParDo.of(new LineFileSink(results.toString())));
+    out.deadLetters()
+        .apply("DeadLetterLines", ParDo.of(new DeadLetterLine()))
+        .apply("WriteDeadLetters", ParDo.of(new LineFileSink(dead.toString())));
+    long started = System.nanoTime();
+    PipelineResult result = p.run();
+    PipelineResult.State state = result.waitUntilFinish();
+    if (state != PipelineResult.State.DONE) {
+      throw new IllegalStateException("the trend pipeline ended in state " + state);
+    }
+    long millis = (System.nanoTime() - started) / 1_000_000;
+    List<String> deadLetters = LineFileSink.read(dead);
+    deadLetters.sort(Comparator.naturalOrder());
+    return new Outcome(
+        lastPanes(LineFileSink.read(results)),
+        deadLetters,
+        TrendMetrics.counter(result, "latePanes"),
+        millis);
+  }
+
+  /** Lines {@code key \t paneIndex \t json}: the JSON of each key's highest pane, sorted. */
+  static List<String> lastPanes(List<String> lines) {
+    Map<String, String[]> last = new HashMap<>();
+    for (String line : lines) {
+      String[] f = line.split("\t", 3);
+      String[] seen = last.get(f[0]);
+      if (seen == null || Long.parseLong(seen[1]) < Long.parseLong(f[1])) {
+        last.put(f[0], f);
+      }
+    }
+    List<String> json = new ArrayList<>();
+    last.values().forEach(f -> json.add(f[2]));
+    json.sort(Comparator.naturalOrder());
+    return json;
+  }
+
+  private static final class ResultLine extends DoFn<TrendResult, String> {
+    @ProcessElement
+    public void process(@Element TrendResult r, PaneInfo pane, OutputReceiver<String> out) {
+      String key = r.query() + " " + r.group() + " " + r.windowStart() + " " + r.windowEnd();
+      out.output(key.replace('\t', ' ') + "\t" + pane.getIndex() + "\t" + ResultJson.format(r));
+    }
+  }
+
+  private static final class DeadLetterLine extends DoFn<DeadLetter, String> {
+    @ProcessElement
+    public void process(@Element DeadLetter d, OutputReceiver<String> out) {
+      Event e = d.event();
+      var event = JSON.createObjectNode().put("type", e.type()).put("time", e.time());
+      e.attributes()
+          .forEach(
+              (name, value) -> {
+                if (value instanceof java.math.BigDecimal n) {
+                  event.put(name, n);
+                } else {
+                  event.put(name, (String) value);
+                }
+              });
+      out.output(JSON.createObjectNode().put("reason", d.reason()).set("event", event).toString());
+    }
+  }
+
+  /** Deletes a work directory this class wrote. */
+  public static void deleteWork(Path work) throws IOException {
+    if (!Files.exists(work)) {
+      return;
+    }
+    try (var paths = Files.walk(work)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    }
+  }
+}

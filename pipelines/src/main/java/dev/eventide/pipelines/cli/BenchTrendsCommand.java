@@ -2,6 +2,7 @@ package dev.eventide.pipelines.cli;
 
 import dev.eventide.pipelines.bench.Charts;
 import dev.eventide.pipelines.bench.TrendStreams;
+import dev.eventide.pipelines.bench.TrendsBeamBenchmark;
 import dev.eventide.pipelines.bench.TrendsBenchmark;
 import dev.eventide.trends.engine.Engines;
 import java.io.PrintWriter;
@@ -106,6 +107,28 @@ final class BenchTrendsCommand implements Callable<Integer> {
   double warmup;
 
   @Option(
+      names = "--beam",
+      description =
+          "Measure TrendAggregate on Beam runners against the bare core instead (HAMLET, at"
+              + " --fixed-queries, for each --events-per-window).")
+  boolean beam;
+
+  @Option(
+      names = "--runners",
+      split = ",",
+      defaultValue = "direct,flink",
+      paramLabel = "RUNNER",
+      description = "With --beam: direct, flink (default: ${DEFAULT-VALUE}).")
+  List<String> runners;
+
+  @Option(
+      names = "--parallelism",
+      defaultValue = "2",
+      paramLabel = "N",
+      description = "With --beam: embedded Flink's parallelism (default: ${DEFAULT-VALUE}).")
+  int parallelism;
+
+  @Option(
       names = "--chart-dir",
       paramLabel = "DIR",
       defaultValue = "eventide-output/bench",
@@ -117,6 +140,9 @@ final class BenchTrendsCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     validate();
+    if (beam) {
+      return beam(out, err);
+    }
     printHeader(out);
     boolean agreed = true;
     for (String name : streams) {
@@ -188,6 +214,77 @@ final class BenchTrendsCommand implements Callable<Integer> {
     Charts.logBars(heapChart, title.replace("events/s", "peak heap"), axis, "MB (log scale)", heap);
     err.printf(Locale.ROOT, "bench: charts %s, %s%n", chart, heapChart);
     return agreed;
+  }
+
+  /** The --beam comparison: the core against TrendAggregate on each runner. */
+  private int beam(PrintWriter out, PrintWriter err) throws Exception {
+    List<TrendsBeamBenchmark.Target> targets;
+    try {
+      targets = runners.stream().map(TrendsBeamBenchmark.Target::ofCliName).toList();
+    } catch (IllegalArgumentException e) {
+      throw new EventideCli.UsageException(e.getMessage());
+    }
+    if (parallelism < 1) {
+      throw new EventideCli.UsageException("--parallelism must be >= 1");
+    }
+    out.printf(
+        Locale.ROOT,
+        "%-7s %8s %5s %-7s %9s %12s %9s %10s%n",
+        "stream",
+        "n/window",
+        "k",
+        "runner",
+        "events",
+        "events/s",
+        "seconds",
+        "vs core");
+    boolean same = true;
+    for (String name : streams) {
+      TrendStreams.Kind stream = TrendStreams.Kind.valueOf(name.toUpperCase(Locale.ROOT));
+      DefaultCategoryDataset data = new DefaultCategoryDataset();
+      for (int n : eventsPerWindow) {
+        err.printf(
+            Locale.ROOT,
+            "bench: %s, %d events per window, %d queries, on Beam ...%n",
+            name,
+            n,
+            fixedQueries);
+        err.flush();
+        List<TrendsBeamBenchmark.Result> results =
+            TrendsBeamBenchmark.compare(stream, n, fixedQueries, windows, targets, parallelism);
+        double core = results.get(0).eventsPerSecond();
+        for (TrendsBeamBenchmark.Result r : results) {
+          same &= r.sameResults();
+          out.printf(
+              Locale.ROOT,
+              "%-7s %8d %5d %-7s %9d %12.0f %9.2f %9.2fx%s%n",
+              name,
+              n,
+              r.queries(),
+              r.target().cliName(),
+              r.events(),
+              r.eventsPerSecond(),
+              r.seconds(),
+              r.eventsPerSecond() / core,
+              r.sameResults() ? "" : "  DIFFERENT RESULTS");
+          data.addValue(r.eventsPerSecond(), r.target().cliName(), "" + n);
+        }
+        out.flush();
+      }
+      Path chart = chartDir.resolve("trends-" + name + "-beam.png");
+      Charts.logBars(
+          chart,
+          "TrendAggregate on Beam vs the core, " + name + ", " + fixedQueries + " queries",
+          "events per window",
+          "events/s (log scale)",
+          data);
+      err.printf(Locale.ROOT, "bench: chart %s%n", chart);
+    }
+    if (!same) {
+      err.println("bench: a runner's results differ from the core's");
+      return EventideCli.EXIT_FAILED;
+    }
+    return 0;
   }
 
   private List<Engines> chosenEngines() {

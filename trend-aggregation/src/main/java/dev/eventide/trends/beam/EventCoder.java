@@ -5,11 +5,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.beam.sdk.coders.AtomicCoder;
-import org.apache.beam.sdk.coders.BigDecimalCoder;
+import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.CoderException;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarIntCoder;
@@ -23,8 +24,11 @@ public final class EventCoder extends AtomicCoder<Event> {
   private static final EventCoder INSTANCE = new EventCoder();
   private static final long serialVersionUID = 1L;
 
-  private static final int NUMBER = 0;
+  // Value tags: a number whose unscaled value fits a long (the usual case), another number, a
+  // string. Beam's BigDecimalCoder is not used: it formats a message string on every call.
+  private static final int SMALL_NUMBER = 0;
   private static final int STRING = 1;
+  private static final int BIG_NUMBER = 2;
 
   private EventCoder() {}
 
@@ -52,8 +56,16 @@ public final class EventCoder extends AtomicCoder<Event> {
     for (Map.Entry<String, Object> a : values.entrySet()) {
       StringUtf8Coder.of().encode(a.getKey(), out);
       if (a.getValue() instanceof BigDecimal number) {
-        VarIntCoder.of().encode(NUMBER, out);
-        BigDecimalCoder.of().encode(number, out);
+        BigInteger unscaled = number.unscaledValue();
+        if (unscaled.bitLength() < 64) {
+          VarIntCoder.of().encode(SMALL_NUMBER, out);
+          VarIntCoder.of().encode(number.scale(), out);
+          VarLongCoder.of().encode(zigzag(unscaled.longValue()), out);
+        } else {
+          VarIntCoder.of().encode(BIG_NUMBER, out);
+          VarIntCoder.of().encode(number.scale(), out);
+          ByteArrayCoder.of().encode(unscaled.toByteArray(), out);
+        }
       } else if (a.getValue() instanceof String string) {
         VarIntCoder.of().encode(STRING, out);
         StringUtf8Coder.of().encode(string, out);
@@ -74,12 +86,27 @@ public final class EventCoder extends AtomicCoder<Event> {
       String name = StringUtf8Coder.of().decode(in);
       int tag = VarIntCoder.of().decode(in);
       switch (tag) {
-        case NUMBER -> values.put(name, BigDecimalCoder.of().decode(in));
+        case SMALL_NUMBER -> {
+          int scale = VarIntCoder.of().decode(in);
+          values.put(name, BigDecimal.valueOf(unzigzag(VarLongCoder.of().decode(in)), scale));
+        }
+        case BIG_NUMBER -> {
+          int scale = VarIntCoder.of().decode(in);
+          values.put(name, new BigDecimal(new BigInteger(ByteArrayCoder.of().decode(in)), scale));
+        }
         case STRING -> values.put(name, StringUtf8Coder.of().decode(in));
         default -> throw new CoderException("unknown value tag " + tag + " of '" + name + "'");
       }
     }
     return values;
+  }
+
+  private static long zigzag(long v) {
+    return (v << 1) ^ (v >> 63);
+  }
+
+  private static long unzigzag(long v) {
+    return (v >>> 1) ^ -(v & 1);
   }
 
   @Override

@@ -341,11 +341,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       int unit, Map<List<Object>, TrendState> states, List<Event> sorted, Counters counters) {
     Map<List<Object>, List<Event>> byPartition = new LinkedHashMap<>();
     for (Event e : sorted) {
-      for (TrendPlan.Route r : plan.route(e)) {
-        if (r.unit() == unit) {
-          byPartition.computeIfAbsent(r.partition(), k -> new ArrayList<>()).add(e);
-        }
-      }
+      byPartition.computeIfAbsent(plan.partition(unit, e), k -> new ArrayList<>()).add(e);
     }
     byPartition.forEach(
         (partition, events) ->
@@ -406,12 +402,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   }
 
   private List<Object> groupOf(Event e, int unit) {
-    for (TrendPlan.Route r : plan.route(e)) {
-      if (r.unit() == unit) {
-        return plan.group(r);
-      }
-    }
-    throw new IllegalStateException(e + " is not read by unit " + unit);
+    return plan.group(new TrendPlan.Route(unit, plan.partition(unit, e)));
   }
 
   /** Moves the fire timer earlier if it must fire by {@code at} or hold output at {@code hold}. */

@@ -218,6 +218,14 @@ public final class TrendPlan {
     return routes;
   }
 
+  /**
+   * The event's partition in a unit, or null if the event lacks a partition attribute. The unit
+   * must read the event's type ({@link #route}).
+   */
+  public List<Object> partition(int unit, Event e) {
+    return partitionKey(e, units.get(unit).partitionAttributes);
+  }
+
   /** A new, empty state for a unit and partition. */
   public TrendState newState(int unit, List<Object> partition) {
     if (unit < 0 || unit >= units.size()) {

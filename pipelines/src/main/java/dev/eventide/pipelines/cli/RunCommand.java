@@ -3,6 +3,8 @@ package dev.eventide.pipelines.cli;
 import dev.eventide.pipelines.average.AveragePipeline;
 import dev.eventide.pipelines.average.AverageReport;
 import dev.eventide.pipelines.options.RunnerSelection;
+import dev.eventide.pipelines.ridesharing.RideSharing;
+import dev.eventide.pipelines.ridesharing.RideStream;
 import dev.eventide.testing.lateness.LateEventGenerator;
 import dev.eventide.testing.lateness.LatenessDistribution;
 import java.io.IOException;
@@ -20,6 +22,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
@@ -52,7 +55,8 @@ import picocli.CommandLine.Parameters;
 final class RunCommand implements Callable<Integer> {
   /** The workloads {@code run} knows. */
   enum Workload {
-    average
+    average,
+    ridesharing
   }
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -155,6 +159,9 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (workload == Workload.ridesharing) {
+      return runRideSharing(out, err);
+    }
     LateEventGenerator generator = generator();
     Path outputDirectory = prepareOutput();
     PipelineOptions options = pipelineOptions();
@@ -199,6 +206,72 @@ final class RunCommand implements Callable<Integer> {
             .map(n -> String.format("%,d", n))
             .orElse("?"),
         summary);
+    return 0;
+  }
+
+  /** The HAMLET paper's ride-sharing workload on TrendAggregate. */
+  private int runRideSharing(PrintWriter out, PrintWriter err) throws Exception {
+    RideStream stream;
+    try {
+      stream =
+          new RideStream(
+              (int) Math.min(Integer.MAX_VALUE, events),
+              8,
+              200,
+              lateFraction,
+              4 * window.getMillis(),
+              seed);
+    } catch (IllegalArgumentException e) {
+      throw new EventideCli.UsageException(e.getMessage());
+    }
+    Path outputDirectory = prepareOutput();
+    PipelineOptions options = pipelineOptions();
+    options.setJobName("eventide-ridesharing-" + System.currentTimeMillis());
+    err.printf(
+        Locale.ROOT,
+        "ridesharing: %,d events, %d districts, %.0f%% late by up to %s, allowed lateness %s, on"
+            + " %s; output in %s%n",
+        events,
+        stream.districts(),
+        100 * lateFraction,
+        DurationConverter.format(Duration.millis(stream.maxDelayMillis())),
+        DurationConverter.format(allowedLateness),
+        options.getRunner().getSimpleName(),
+        outputDirectory);
+    err.flush();
+    ScheduledExecutorService progress =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "eventide-ridesharing-progress");
+              t.setDaemon(true);
+              return t;
+            });
+    long started = System.nanoTime();
+    progress.scheduleAtFixedRate(
+        () -> {
+          err.printf(Locale.ROOT, "ridesharing: %.0f s%n", (System.nanoTime() - started) / 1e9);
+          err.flush();
+        },
+        2,
+        2,
+        TimeUnit.SECONDS);
+    RideSharing.Report report;
+    try {
+      report = RideSharing.run(stream, allowedLateness, options, outputDirectory, out);
+    } finally {
+      progress.shutdownNow();
+    }
+    double seconds = (System.nanoTime() - started) / 1e9;
+    err.printf(
+        Locale.ROOT,
+        "ridesharing: done in %.1f s (%,.0f events/s): %d results (%d late panes),"
+            + " %d events beyond the allowed lateness (dead letters); results in %s%n",
+        seconds,
+        events / seconds,
+        report.outcome().results().size(),
+        report.outcome().latePanes(),
+        report.outcome().deadLetters().size(),
+        report.results());
     return 0;
   }
 

@@ -24,8 +24,11 @@ import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.values.PBegin;
+import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -59,20 +62,41 @@ public final class TrendPipeline {
       PipelineOptions options,
       Path work)
       throws IOException {
-    Objects.requireNonNull(work, "work");
-    Path results = work.resolve("results");
-    Path dead = work.resolve("dead-letters");
-    Pipeline p = Pipeline.create(options);
     List<TimestampedValue<Event>> timestamped = new ArrayList<>(events.size());
     for (Event e : events) {
       timestamped.add(TimestampedValue.of(e, new Instant(e.time())));
     }
+    return run(
+        workload,
+        sharing,
+        allowedLateness,
+        timestamped.isEmpty()
+            ? Create.empty(EventCoder.of())
+            : Create.timestamped(timestamped).withCoder(EventCoder.of()),
+        options,
+        work);
+  }
+
+  /**
+   * Runs the workload over the events a source reads (timestamped at their times) and waits.
+   *
+   * @param work an empty directory every worker and this client can write and read
+   * @throws IllegalStateException if the pipeline fails, with the reason
+   */
+  public static Outcome run(
+      Workload workload,
+      TrendPlan.Sharing sharing,
+      Duration allowedLateness,
+      PTransform<PBegin, PCollection<Event>> source,
+      PipelineOptions options,
+      Path work)
+      throws IOException {
+    Objects.requireNonNull(work, "work");
+    Path results = work.resolve("results");
+    Path dead = work.resolve("dead-letters");
+    Pipeline p = Pipeline.create(options);
     TrendAggregate.Result out =
-        p.apply(
-                "Events",
-                timestamped.isEmpty()
-                    ? Create.empty(EventCoder.of())
-                    : Create.timestamped(timestamped).withCoder(EventCoder.of()))
+        p.apply("Events", source)
             .apply(
                 "TrendAggregate",
                 TrendAggregate.of(workload)

@@ -1,0 +1,157 @@
+package dev.eventide.pipelines.ridesharing;
+
+import dev.eventide.trends.Event;
+import dev.eventide.trends.beam.EventCoder;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.CustomCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.io.UnboundedSource;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.joda.time.Instant;
+
+/**
+ * Reads a {@link RideStream} as an unbounded source: events in arrival order, timestamped at their
+ * event time, under the stream's watermark; it ends (watermark at the end of time) after the last
+ * event, and restores from a checkpoint by regenerating the stream up to the checkpointed position.
+ * How many events arrive behind the watermark depends on how often the runner polls it.
+ */
+final class RideSource extends UnboundedSource<Event, RideSource.Position> {
+  private static final long serialVersionUID = 1L;
+
+  private final RideStream stream;
+
+  RideSource(RideStream stream) {
+    this.stream = stream;
+  }
+
+  @Override
+  public List<RideSource> split(int desiredNumSplits, PipelineOptions options) {
+    return List.of(this);
+  }
+
+  @Override
+  public UnboundedReader<Event> createReader(PipelineOptions options, Position checkpoint) {
+    return new Reader(this, checkpoint == null ? 0 : checkpoint.consumed);
+  }
+
+  @Override
+  public Coder<Position> getCheckpointMarkCoder() {
+    return new PositionCoder();
+  }
+
+  @Override
+  public Coder<Event> getOutputCoder() {
+    return EventCoder.of();
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder
+        .add(DisplayData.item("events", stream.events()))
+        .add(DisplayData.item("districts", stream.districts()))
+        .add(DisplayData.item("drivers", stream.drivers()))
+        .add(DisplayData.item("lateFraction", stream.lateFraction()))
+        .add(DisplayData.item("maxDelayMillis", stream.maxDelayMillis()))
+        .add(DisplayData.item("seed", stream.seed()));
+  }
+
+  /** How many events a reader had emitted. */
+  static final class Position implements UnboundedSource.CheckpointMark {
+    final long consumed;
+
+    Position(long consumed) {
+      this.consumed = consumed;
+    }
+
+    @Override
+    public void finalizeCheckpoint() {}
+  }
+
+  private static final class PositionCoder extends CustomCoder<Position> {
+    @Override
+    public void encode(Position p, OutputStream out) throws IOException {
+      VarLongCoder.of().encode(p.consumed, out);
+    }
+
+    @Override
+    public Position decode(InputStream in) throws IOException {
+      return new Position(VarLongCoder.of().decode(in));
+    }
+  }
+
+  private static final class Reader extends UnboundedReader<Event> {
+    private final RideSource source;
+    private final List<RideStream.Arrival> arrivals;
+    private int consumed;
+    private boolean exhausted;
+
+    Reader(RideSource source, long consumed) {
+      this.source = source;
+      this.arrivals = source.stream.arrivals();
+      this.consumed = (int) consumed;
+    }
+
+    @Override
+    public boolean start() {
+      return advance();
+    }
+
+    @Override
+    public boolean advance() {
+      if (consumed >= arrivals.size()) {
+        exhausted = true;
+        return false;
+      }
+      consumed++;
+      return true;
+    }
+
+    private RideStream.Arrival current() {
+      if (consumed == 0 || exhausted) {
+        throw new NoSuchElementException("no current event");
+      }
+      return arrivals.get(consumed - 1);
+    }
+
+    @Override
+    public Event getCurrent() {
+      return current().event();
+    }
+
+    @Override
+    public Instant getCurrentTimestamp() {
+      return new Instant(current().event().time());
+    }
+
+    @Override
+    public Instant getWatermark() {
+      if (exhausted) {
+        return BoundedWindow.TIMESTAMP_MAX_VALUE;
+      }
+      return consumed == 0
+          ? BoundedWindow.TIMESTAMP_MIN_VALUE
+          : new Instant(arrivals.get(consumed - 1).watermark());
+    }
+
+    @Override
+    public Position getCheckpointMark() {
+      return new Position(consumed);
+    }
+
+    @Override
+    public RideSource getCurrentSource() {
+      return source;
+    }
+
+    @Override
+    public void close() {}
+  }
+}

@@ -1,0 +1,203 @@
+package dev.eventide.trends.beam;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.eventide.testing.lateness.LateEvent;
+import dev.eventide.testing.lateness.LateEventGenerator;
+import dev.eventide.testing.lateness.LateEventSource;
+import dev.eventide.trends.Event;
+import dev.eventide.trends.RandomWorkloads;
+import dev.eventide.trends.TrendResult;
+import dev.eventide.trends.engine.Engines;
+import dev.eventide.trends.query.Workload;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.beam.runners.flink.FlinkPipelineOptions;
+import org.apache.beam.runners.flink.FlinkRunner;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.joda.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A checkpointed job on embedded Flink whose task fails in the middle of the stream restarts from
+ * its last checkpoint (TrendAggregate's state restored from its coders) and ends with the same
+ * results as the in-process core, which an undisturbed run also gives.
+ */
+class TrendAggregateRecoveryTest {
+  private static final AtomicBoolean FAILED = new AtomicBoolean();
+
+  /**
+   * In time order (no late events, so the results do not depend on timing): an unbounded source
+   * with checkpoint marks, which Flink restores exactly once (a bounded source in a streaming job
+   * is read again from its start after a failure).
+   */
+  private static final LateEventGenerator GENERATOR =
+      LateEventGenerator.builder()
+          .setStart(new Instant(0))
+          .setWindow(org.joda.time.Duration.millis(200))
+          .setEventsPerWindow(200)
+          .setEvents(12_000)
+          .setLateFraction(0)
+          .setKeys(2)
+          .setMaxValue(20)
+          .setSeed(5)
+          .build();
+
+  private static Event toEvent(LateEvent e) {
+    String type = e.value() % 4 == 0 ? (e.value() % 8 == 0 ? "A" : "C") : "B";
+    return Event.of(type, e.eventTime().getMillis(), "a", e.value() % 4, "g", e.key());
+  }
+
+  @TempDir Path temp;
+
+  @Test
+  void aTaskThatFailsMidRunRecoversFromItsCheckpointWithTheSameResults() throws Exception {
+    Workload workload = Workload.parse(new RandomWorkloads(11).sharableWorkload(4));
+    List<Event> events = new ArrayList<>();
+    for (LateEvent e : GENERATOR.generate()) {
+      events.add(toEvent(e));
+    }
+    events.sort(java.util.Comparator.comparingLong(Event::time));
+    // Windows of 300 events are beyond the brute force; the core equals it on smaller ones.
+    Map<String, String> expected = Panes.expected(Engines.UNSHARED.evaluate(workload, events));
+
+    FAILED.set(true);
+    assertSame(expected, run(workload, events, temp.resolve("undisturbed")), "undisturbed");
+    FAILED.set(false);
+    assertSame(expected, run(workload, events, temp.resolve("failed")), "recovered");
+    assertTrue(FAILED.get(), "the failure was injected");
+  }
+
+  private static void assertSame(
+      Map<String, String> expected, Map<String, String> actual, String run) {
+    List<String> differences = new ArrayList<>();
+    for (String k : expected.keySet()) {
+      if (!java.util.Objects.equals(expected.get(k), actual.get(k))) {
+        differences.add(k + ": " + expected.get(k) + " but " + actual.get(k));
+      }
+    }
+    for (String k : actual.keySet()) {
+      if (!expected.containsKey(k)) {
+        differences.add(k + ": none but " + actual.get(k));
+      }
+    }
+    assertTrue(
+        differences.isEmpty(),
+        () ->
+            run
+                + " run: "
+                + differences.size()
+                + " of "
+                + expected.size()
+                + " results differ, e.g. "
+                + differences.subList(0, Math.min(5, differences.size())));
+  }
+
+  private static Map<String, String> run(Workload workload, List<Event> events, Path out)
+      throws IOException {
+    FlinkPipelineOptions options = PipelineOptionsFactory.as(FlinkPipelineOptions.class);
+    options.setRunner(FlinkRunner.class);
+    options.setFlinkMaster("[local]");
+    options.setStreaming(true);
+    options.setParallelism(2);
+    options.setCheckpointingInterval(50L);
+    options.setNumberOfExecutionRetries(3);
+    options.setExecutionRetryDelay(100L);
+    options.setShutdownSourcesAfterIdleMs(0L);
+    Pipeline p = Pipeline.create(options);
+    p.apply(LateEventSource.read(GENERATOR))
+        .apply(
+            MapElements.into(TypeDescriptor.of(Event.class))
+                .via(TrendAggregateRecoveryTest::toEvent))
+        .setCoder(EventCoder.of())
+        .apply(ParDo.of(new FailOnce(events.size() / 3)))
+        .setCoder(EventCoder.of())
+        .apply(TrendAggregate.of(workload))
+        .results()
+        .apply(ParDo.of(new WriteLines(out.toString())));
+    PipelineResult result = p.run();
+    assertEquals(PipelineResult.State.DONE, result.waitUntilFinish());
+    // A restarted run may write a result again: keep each result's highest pane.
+    Map<String, String> last = new HashMap<>();
+    Map<String, Long> index = new HashMap<>();
+    try (var files = Files.list(out)) {
+      for (Path f : files.toList()) {
+        for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
+          String[] parts = line.split("\t", -1);
+          long pane = Long.parseLong(parts[2]);
+          if (pane >= index.getOrDefault(parts[0], -1L)) {
+            index.put(parts[0], pane);
+            last.put(parts[0], parts[1].equals("null") ? null : parts[1]);
+          }
+        }
+      }
+    }
+    return last;
+  }
+
+  /** Throws once, in the first run of the pipeline, after {@code after} elements of one task. */
+  private static final class FailOnce extends DoFn<Event, Event> {
+    private final long after;
+    private transient long seen;
+
+    FailOnce(long after) {
+      this.after = after;
+    }
+
+    @ProcessElement
+    public void process(@Element Event e, OutputReceiver<Event> out) {
+      if (++seen == after && FAILED.compareAndSet(false, true)) {
+        throw new IllegalStateException("a task failure injected by the test");
+      }
+      out.output(e);
+    }
+  }
+
+  private static final class WriteLines extends DoFn<TrendResult, Void> {
+    private final String directory;
+    private transient List<String> lines;
+
+    WriteLines(String directory) {
+      this.directory = directory;
+    }
+
+    @StartBundle
+    public void start() {
+      lines = new ArrayList<>();
+    }
+
+    @ProcessElement
+    public void process(@Element TrendResult r, PaneInfo pane) {
+      lines.add(Panes.key(r) + "\t" + r.value() + "\t" + pane.getIndex());
+    }
+
+    @FinishBundle
+    public void finish() {
+      try {
+        Path dir = Path.of(directory);
+        Files.createDirectories(dir);
+        Files.write(dir.resolve(UUID.randomUUID() + ".txt"), lines, StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+}

@@ -9,6 +9,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -112,9 +114,10 @@ public final class RideSharing {
           StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-33s", row));
           for (String q : queries) {
             String v = values.getOrDefault(q, "-");
-            line.append(
-                String.format(
-                    Locale.ROOT, " %18s", v.length() > 18 ? v.substring(0, 17) + "…" : v));
+            if (v.contains(".")) {
+              v = new BigDecimal(v).setScale(3, RoundingMode.HALF_EVEN).toPlainString();
+            }
+            line.append(String.format(Locale.ROOT, " %18s", v));
           }
           out.println(line);
         });

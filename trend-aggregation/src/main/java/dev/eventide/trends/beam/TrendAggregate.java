@@ -49,14 +49,16 @@ import org.joda.time.Duration;
  * watermark passes its end, in an ON_TIME pane, and the watermark after this transform is held back
  * only by windows not emitted yet.
  *
- * <p><b>Late events.</b> An event whose time was already evaluated is late. Within the allowed
- * lateness (measured from the end of the last window holding it) it re-evaluates every window it is
- * in: each closed one comes out again in a LATE pane with its new value (a window left without
- * trends comes out with COUNT 0 and AVG/MIN/MAX null, so the last pane is always right). Beyond it
- * the event goes to {@link Result#deadLetters()} with the reason, and so does an event lacking an
- * attribute the workload needs. With no allowed lateness (the default) every late event is a dead
- * letter, also for sliding windows still open: unlike Beam's windowing, windows of one event are
- * evaluated together.
+ * <p><b>Late events.</b> An event whose time was already evaluated (by the key's unit and group) is
+ * late. A window's first result is in an ON_TIME pane even when all its events came behind the
+ * watermark (where Beam's windowing would call that pane LATE): the transform knows how far its
+ * windows are evaluated, not the watermark itself. Within the allowed lateness (measured from the
+ * end of the last window holding it) it re-evaluates every window it is in: each closed one comes
+ * out again in a LATE pane with its new value (a window left without trends comes out with COUNT 0
+ * and AVG/MIN/MAX null, so the last pane is always right). Beyond it the event goes to {@link
+ * Result#deadLetters()} with the reason, and so does an event lacking an attribute the workload
+ * needs. With no allowed lateness (the default) every late event is a dead letter, also for sliding
+ * windows still open: unlike Beam's windowing, windows of one event are evaluated together.
  *
  * <p>Metrics: {@link TrendMetrics}. Cost per event: about the in-process core's plus two or three
  * state appends; a batch of late events replays its windows' events.

@@ -311,6 +311,17 @@ final class RunCommand implements Callable<Integer> {
   }
 
   private PipelineOptions pipelineOptions() {
+    return pipelineOptions(config, runner, flinkMaster, parallelism);
+  }
+
+  /**
+   * The pipeline options of a command's runner flags: the config file's, overridden by the flags
+   * that are set (null when not given).
+   *
+   * @throws EventideCli.UsageException with what is wrong
+   */
+  static PipelineOptions pipelineOptions(
+      Path config, RunnerSelection.Runner runner, String flinkMaster, Integer parallelism) {
     try {
       RunnerSelection selection = RunnerSelection.fromConfig(Optional.ofNullable(config));
       if (runner != null) {

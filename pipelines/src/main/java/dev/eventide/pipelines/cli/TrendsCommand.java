@@ -25,7 +25,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -224,7 +223,7 @@ final class TrendsCommand implements Callable<Integer> {
     if (allowedLateness.getMillis() < 0) {
       throw new EventideCli.UsageException("--allowed-lateness must not be negative");
     }
-    PipelineOptions options = pipelineOptions();
+    PipelineOptions options = RunCommand.pipelineOptions(config, runner, flinkMaster, parallelism);
     List<Event> read = new ArrayList<>();
     long badLines = 0;
     EventSchema schema = EventSchema.of(workload);
@@ -329,28 +328,6 @@ final class TrendsCommand implements Callable<Integer> {
         PROGRESS_EVERY_MILLIS,
         TimeUnit.MILLISECONDS);
     return executor;
-  }
-
-  private PipelineOptions pipelineOptions() {
-    try {
-      RunnerSelection selection = RunnerSelection.fromConfig(Optional.ofNullable(config));
-      if (runner != null) {
-        selection.runner(runner);
-      }
-      if (flinkMaster != null) {
-        selection.flinkMaster(flinkMaster);
-      }
-      if (parallelism != null) {
-        if (parallelism < 1) {
-          throw new EventideCli.UsageException(
-              "--parallelism must be >= 1, but was " + parallelism);
-        }
-        selection.parallelism(parallelism);
-      }
-      return selection.create(RunCommand.jobJar());
-    } catch (RunnerSelection.InvalidOptionsException e) {
-      throw new EventideCli.UsageException(e.getMessage());
-    }
   }
 
   private Workload readWorkload() throws IOException {

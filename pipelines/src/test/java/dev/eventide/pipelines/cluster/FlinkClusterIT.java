@@ -7,12 +7,17 @@ import static org.hamcrest.Matchers.greaterThan;
 import dev.eventide.pipelines.average.AverageReport;
 import dev.eventide.pipelines.cli.EventideCli;
 import dev.eventide.testing.cluster.FlinkSessionCluster;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -20,8 +25,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Submits the average pipeline to a real Flink 1.19 session cluster on 127.0.0.1, once with heap
  * state and once with RocksDB state, through the shipped runner configs, and compares each final
- * per-window result with the DirectRunner's. Runs after {@code package}, which builds the job jar
- * and the cluster's classpath.
+ * per-window result with the DirectRunner's; and a trend workload, compared with the core's. Runs
+ * after {@code package}, which builds the job jar and the cluster's classpath.
  */
 class FlinkClusterIT {
   private static final String[] WORKLOAD = {
@@ -67,6 +72,31 @@ class FlinkClusterIT {
     return AverageReport.read(output).windows().stream()
         .map(w -> w.windowStart() + " " + w.count() + " " + w.sum() + " final=" + w.complete())
         .collect(Collectors.toList());
+  }
+
+  /** A trend workload submitted with {@code eventide trends}: the in-process core's file. */
+  @Test
+  void trendsOnTheClusterGiveTheCoresResults() throws IOException {
+    Path queries = Paths.get("../examples/trends/rides.queries");
+    Path events = Paths.get("../examples/trends/rides.jsonl");
+    Path core = temp.resolve("trends-core.jsonl");
+    Path onCluster = temp.resolve("trends-cluster.jsonl");
+    assertThat(
+        EventideCli.execute(
+            "trends", "--queries=" + queries, "--events=" + events, "--sort", "--out=" + core),
+        equalTo(0));
+    int exit =
+        EventideCli.execute(
+            "trends",
+            "--queries=" + queries,
+            "--events=" + events,
+            "--out=" + onCluster,
+            "--config=../runner-configs/flink-cluster-heap.conf",
+            "--flink-master=" + cluster.restAddress());
+    assertThat("trends run failed\n" + cluster.logTails(), exit, equalTo(0));
+    List<String> expected = new ArrayList<>(Files.readAllLines(core));
+    Collections.sort(expected);
+    assertThat(Files.readAllLines(onCluster), equalTo(expected));
   }
 
   @ParameterizedTest(name = "{0} state")

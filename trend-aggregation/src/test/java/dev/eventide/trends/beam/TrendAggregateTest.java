@@ -64,6 +64,11 @@ class TrendAggregateTest {
     return timestamped;
   }
 
+  @OnEachRunner(value = TestRunner.FLINK, flinkParallelism = 1)
+  void resultsEqualBruteForceOnShuffledStreamsOnOneFlinkSlot(TestPipeline p) {
+    resultsEqualBruteForceOnShuffledStreams(p);
+  }
+
   @OnEachRunner(flinkParallelism = 2)
   void resultsEqualBruteForceOnShuffledStreams(TestPipeline p) {
     for (long seed = 0; seed < SEEDS; seed++) {

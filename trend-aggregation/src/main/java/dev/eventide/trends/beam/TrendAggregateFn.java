@@ -167,7 +167,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     List<Event> late = list(lateState.read());
     if (!late.isEmpty()) {
       lateState.clear();
-      states = reEvaluate(unit, p, late, retainedState, expire, counters, out);
+      states = reEvaluate(unit, p, states, late, retainedState, expire, counters, out);
     }
 
     List<Event> due = new ArrayList<>();
@@ -271,11 +271,13 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
 
   /**
    * Rebuilds the group's core states from the retained events of every window a late event is in,
-   * emits the closed ones that are not expired in LATE panes and returns the rebuilt states.
+   * emits the closed ones that are not expired in LATE panes and returns the rebuilt states (the
+   * current ones when every late event has expired by now).
    */
   private Map<List<Object>, TrendState> reEvaluate(
       int unit,
       Progress p,
+      Map<List<Object>, TrendState> current,
       List<Event> late,
       BagState<Event> retainedState,
       Timer expire,
@@ -289,6 +291,9 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       } else {
         accepted.add(e);
       }
+    }
+    if (accepted.isEmpty()) {
+      return current; // all of them expired while they waited: nothing to re-evaluate
     }
     List<Event> replay = list(retainedState.read());
     long from = Long.MAX_VALUE;

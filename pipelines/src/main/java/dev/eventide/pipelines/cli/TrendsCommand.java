@@ -6,7 +6,6 @@ import dev.eventide.trends.Event;
 import dev.eventide.trends.engine.Engines;
 import dev.eventide.trends.engine.TrendPlan;
 import dev.eventide.trends.io.BadEventException;
-import dev.eventide.trends.io.EventJson;
 import dev.eventide.trends.io.EventOrderException;
 import dev.eventide.trends.io.EventSchema;
 import dev.eventide.trends.io.TrendJob;
@@ -240,12 +239,7 @@ final class TrendsCommand implements Callable<Integer> {
           continue;
         }
         try {
-          Event e = EventJson.parse(line, number);
-          String problem = schema.problemWith(e);
-          if (problem != null) {
-            throw new BadEventException(number, problem);
-          }
-          read.add(e);
+          read.add(TrendJob.parseEvent(line, number, schema));
         } catch (BadEventException e) {
           if (dead == null) {
             err.println("eventide trends: " + events + ":" + e.line() + ": " + e.reason());

@@ -12,8 +12,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.ListCoder;
 import org.apache.beam.sdk.state.BagState;
@@ -181,12 +183,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       due.sort(Comparator.comparingLong(Event::time));
       advance(unit, states, due, counters);
       if (lateness > 0) {
-        long firstExpiry = Long.MAX_VALUE;
-        for (Event e : due) {
-          retainedState.add(e);
-          firstExpiry = Math.min(firstExpiry, expiry(unit, e.time()));
-        }
-        scheduleExpiry(p, firstExpiry, expire);
+        retain(unit, due, retainedState, p, expire);
       }
     }
     p.evaluatedUpTo = Math.max(p.evaluatedUpTo, t);
@@ -296,18 +293,11 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       return current; // all of them expired while they waited: nothing to re-evaluate
     }
     List<Event> replay = list(retainedState.read());
-    long from = Long.MAX_VALUE;
-    long firstExpiry = Long.MAX_VALUE;
-    for (Event e : accepted) {
-      retainedState.add(e);
-      replay.add(e);
-      from = Math.min(from, e.time() - plan.within(unit) + 1);
-      firstExpiry = Math.min(firstExpiry, expiry(unit, e.time()));
-    }
-    scheduleExpiry(p, firstExpiry, expire);
+    replay.addAll(accepted);
+    retain(unit, accepted, retainedState, p, expire);
     TrendMetrics.RE_EVALUATIONS.inc();
-    long start = from;
-    replay.removeIf(e -> e.time() < start);
+    long from = accepted.stream().mapToLong(Event::time).min().getAsLong() - plan.within(unit) + 1;
+    replay.removeIf(e -> e.time() < from);
     replay.sort(Comparator.comparingLong(Event::time));
     Map<List<Object>, TrendState> states = new LinkedHashMap<>();
     advance(unit, states, replay, counters);
@@ -316,13 +306,13 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     long within = plan.within(unit);
     long slide = plan.slide(unit);
     List<Object> group = null;
-    Map<Progress.PaneKey, Boolean> touched = new LinkedHashMap<>();
+    Set<Progress.PaneKey> touched = new LinkedHashSet<>();
     for (Event e : accepted) {
       for (long s = Math.floorDiv(e.time(), slide) * slide; s > e.time() - within; s -= slide) {
         long end = s + within;
         if (end - 1 <= p.evaluatedUpTo && saturatedAdd(end - 1, lateness) > horizon) {
           for (String q : plan.queryNames(unit)) {
-            touched.put(new Progress.PaneKey(s, q), true);
+            touched.add(new Progress.PaneKey(s, q));
           }
         }
       }
@@ -330,7 +320,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
         group = groupOf(e, unit);
       }
     }
-    for (Progress.PaneKey k : touched.keySet()) {
+    for (Progress.PaneKey k : touched) {
       WindowResult r = closed.get(k);
       if (r == null && p.panes.containsKey(k)) {
         r = plan.noTrends(k.query(), group, k.windowStart(), k.windowStart() + within);
@@ -340,6 +330,17 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       }
     }
     return states;
+  }
+
+  /** Keeps events for re-evaluation until their windows expire, and sets the expire timer. */
+  private void retain(
+      int unit, List<Event> events, BagState<Event> retainedState, Progress p, Timer expire) {
+    long firstExpiry = Long.MAX_VALUE;
+    for (Event e : events) {
+      retainedState.add(e);
+      firstExpiry = Math.min(firstExpiry, expiry(unit, e.time()));
+    }
+    scheduleExpiry(p, firstExpiry, expire);
   }
 
   private void advance(

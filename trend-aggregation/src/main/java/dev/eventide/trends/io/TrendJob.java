@@ -117,11 +117,7 @@ public final class TrendJob {
         }
         Event e;
         try {
-          e = EventJson.parse(line, lineNumber);
-          String problem = schema.problemWith(e);
-          if (problem != null) {
-            throw new BadEventException(lineNumber, problem);
-          }
+          e = parseEvent(line, lineNumber, schema);
         } catch (BadEventException failure) {
           if (deadLetter == null) {
             throw failure;
@@ -225,6 +221,20 @@ public final class TrendJob {
         trends.process(buffer.poll().event());
       }
     }
+  }
+
+  /**
+   * Parses an event line and checks it against the workload's schema.
+   *
+   * @throws BadEventException with the line number and what is wrong
+   */
+  public static Event parseEvent(String line, long lineNumber, EventSchema schema) {
+    Event e = EventJson.parse(line, lineNumber);
+    String problem = schema.problemWith(e);
+    if (problem != null) {
+      throw new BadEventException(lineNumber, problem);
+    }
+    return e;
   }
 
   /** The dead-letter line of a bad event line: its number, the reason and the line itself. */

@@ -38,6 +38,12 @@ final class Progress {
    */
   boolean expireAfterFire;
 
+  /** How many retained events are in the memory bucket ({@link RetainedEvents}). */
+  long retainedInMemory;
+
+  /** Whether the cleanup timer (at the end of time, deleting the key's blocks) is set. */
+  boolean cleanupSet;
+
   /** Panes emitted per window start and query. */
   final Map<PaneKey, Integer> panes = new HashMap<>();
 
@@ -46,7 +52,7 @@ final class Progress {
   /** The coder of {@link Progress}. */
   static final class Coder extends AtomicCoder<Progress> {
     private static final long serialVersionUID = 1L;
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
 
     @Override
     public void encode(Progress p, OutputStream stream) throws IOException {
@@ -58,6 +64,8 @@ final class Progress {
       out.writeLong(p.holdAt);
       out.writeLong(p.expireAt);
       out.writeBoolean(p.expireAfterFire);
+      out.writeLong(p.retainedInMemory);
+      out.writeBoolean(p.cleanupSet);
       out.writeInt(p.panes.size());
       for (Map.Entry<PaneKey, Integer> e : p.panes.entrySet()) {
         out.writeLong(e.getKey().windowStart());
@@ -81,6 +89,8 @@ final class Progress {
       p.holdAt = in.readLong();
       p.expireAt = in.readLong();
       p.expireAfterFire = in.readBoolean();
+      p.retainedInMemory = in.readLong();
+      p.cleanupSet = in.readBoolean();
       int panes = in.readInt();
       for (int i = 0; i < panes; i++) {
         p.panes.put(new PaneKey(in.readLong(), in.readUTF()), in.readInt());

@@ -1,10 +1,12 @@
 package dev.eventide.trends.beam;
 
+import dev.eventide.tiering.store.BlockStores;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.engine.TrendPlan;
 import dev.eventide.trends.query.Query;
 import dev.eventide.trends.query.Workload;
+import java.io.Serializable;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.beam.sdk.Pipeline;
@@ -69,11 +71,20 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
   private final Workload workload;
   private final TrendPlan.Sharing sharing;
   private final Duration allowedLateness;
+  private final Retention retention;
 
-  private TrendAggregate(Workload workload, TrendPlan.Sharing sharing, Duration allowedLateness) {
+  /** Where the events kept for late re-evaluation go; no store: all in Beam state. */
+  record Retention(String storeUri, long memoryEvents, long purgeDelayMillis)
+      implements Serializable {
+    static final Retention IN_BEAM_STATE = new Retention(null, Long.MAX_VALUE, 0);
+  }
+
+  private TrendAggregate(
+      Workload workload, TrendPlan.Sharing sharing, Duration allowedLateness, Retention retention) {
     this.workload = workload;
     this.sharing = sharing;
     this.allowedLateness = allowedLateness;
+    this.retention = retention;
   }
 
   /**
@@ -87,13 +98,14 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
       throw new IllegalArgumentException("TrendAggregate needs a workload of at least one query");
     }
     TrendPlan.compile(workload, TrendPlan.Sharing.DYNAMIC);
-    return new TrendAggregate(workload, TrendPlan.Sharing.DYNAMIC, Duration.ZERO);
+    return new TrendAggregate(
+        workload, TrendPlan.Sharing.DYNAMIC, Duration.ZERO, Retention.IN_BEAM_STATE);
   }
 
   /** How queries share bursts: DYNAMIC (default, HAMLET), STATIC (always) or NONE. */
   public TrendAggregate withSharing(TrendPlan.Sharing sharing) {
     return new TrendAggregate(
-        workload, Objects.requireNonNull(sharing, "sharing"), allowedLateness);
+        workload, Objects.requireNonNull(sharing, "sharing"), allowedLateness, retention);
   }
 
   /**
@@ -106,11 +118,67 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
     if (lateness.getMillis() < 0) {
       throw new IllegalArgumentException("allowed lateness must be >= 0, but was " + lateness);
     }
-    return new TrendAggregate(workload, sharing, lateness);
+    return new TrendAggregate(workload, sharing, lateness, retention);
+  }
+
+  /**
+   * Keeps the events that late re-evaluations need (those of the last WITHIN plus the allowed
+   * lateness, per key) in a block store instead of Beam state, for windows too large for the state
+   * backend's memory: a memory bucket of at most {@code memoryEvents} events per key in Beam state,
+   * then blocks in the store, each named in Beam state with the time range of its events. A
+   * re-evaluation reads only the blocks reaching into its windows; a block is deleted once every
+   * window holding its events has expired (plus the {@link #withPurgeDelay purge delay}).
+   *
+   * <p>Stores: {@code file:///dir}, {@code gs://bucket/prefix}, {@code memory:name} (this JVM's
+   * heap, for tests) or the scheme of a {@code dev.eventide.tiering.store.BlockStoreProvider}.
+   * Blocks are filed under the workload's query names and the key, so a job restored from a
+   * checkpoint or savepoint finds and deletes the blocks its earlier run wrote; give two
+   * TrendAggregates of the same queries running at once different stores. Needs an allowed
+   * lateness: without one no event is kept.
+   *
+   * @throws IllegalArgumentException if the URI is not a store's or {@code memoryEvents < 0}
+   */
+  public TrendAggregate withRetainedEventsIn(String storeUri, long memoryEvents) {
+    BlockStores.checkUri(storeUri);
+    if (memoryEvents < 0) {
+      throw new IllegalArgumentException(
+          "the memory bucket must hold >= 0 events, but was " + memoryEvents);
+    }
+    return new TrendAggregate(
+        workload,
+        sharing,
+        allowedLateness,
+        new Retention(storeUri, memoryEvents, retention.purgeDelayMillis()));
+  }
+
+  /**
+   * How much further the watermark must pass a block's expiry before the block is deleted (default
+   * 0). On a runner that restores checkpoints (Flink), make it more than the event time that passes
+   * between two checkpoints plus a recovery: a job restored from a checkpoint taken before the
+   * deletion may re-evaluate windows that need the block (and fails naming the missing block).
+   *
+   * @throws IllegalArgumentException if negative
+   */
+  public TrendAggregate withPurgeDelay(Duration delay) {
+    Objects.requireNonNull(delay, "delay");
+    if (delay.getMillis() < 0) {
+      throw new IllegalArgumentException("the purge delay must be >= 0, but was " + delay);
+    }
+    return new TrendAggregate(
+        workload,
+        sharing,
+        allowedLateness,
+        new Retention(retention.storeUri(), retention.memoryEvents(), delay.getMillis()));
   }
 
   @Override
   public Result expand(PCollection<Event> events) {
+    if (retention.storeUri() != null && allowedLateness.getMillis() == 0) {
+      throw new IllegalArgumentException(
+          "withRetainedEventsIn("
+              + retention.storeUri()
+              + ") needs withAllowedLateness(> 0): without allowed lateness no event is kept");
+    }
     PCollectionTuple routed =
         events
             .apply("IntoGlobalWindow", Window.<Event>into(new GlobalWindows()))
@@ -124,7 +192,9 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
             .setCoder(KvCoder.of(StringUtf8Coder.of(), EventCoder.of()))
             .apply(
                 "Aggregate",
-                ParDo.of(new TrendAggregateFn(workload, sharing, allowedLateness.getMillis()))
+                ParDo.of(
+                        new TrendAggregateFn(
+                            workload, sharing, allowedLateness.getMillis(), retention))
                     .withOutputTags(
                         TrendAggregateFn.RESULTS, TupleTagList.of(TrendAggregateFn.DEAD)));
     PCollection<TrendResult> results =
@@ -160,7 +230,19 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
                     String.join(", ", workload.queries().stream().map(Query::name).toList()))
                 .withLabel("Query names"))
         .add(DisplayData.item("sharing", sharing.toString()).withLabel("Sharing"))
-        .add(DisplayData.item("allowedLateness", allowedLateness).withLabel("Allowed lateness"));
+        .add(DisplayData.item("allowedLateness", allowedLateness).withLabel("Allowed lateness"))
+        .addIfNotNull(
+            DisplayData.item("retainedEventsStore", retention.storeUri())
+                .withLabel("Store of retained events"));
+    if (retention.storeUri() != null) {
+      builder
+          .add(
+              DisplayData.item("retainedInMemory", retention.memoryEvents())
+                  .withLabel("Retained events in memory per key"))
+          .add(
+              DisplayData.item("purgeDelay", Duration.millis(retention.purgeDelayMillis()))
+                  .withLabel("Purge delay"));
+    }
   }
 
   /** The results of {@link TrendAggregate} and the events it did not aggregate. */

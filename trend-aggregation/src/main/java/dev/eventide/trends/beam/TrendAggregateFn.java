@@ -1,5 +1,7 @@
 package dev.eventide.trends.beam;
 
+import dev.eventide.tiering.store.BlockStore;
+import dev.eventide.tiering.store.BlockStores;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.engine.Counters;
@@ -7,7 +9,9 @@ import dev.eventide.trends.engine.TrendPlan;
 import dev.eventide.trends.engine.TrendState;
 import dev.eventide.trends.engine.TrendStateCodec;
 import dev.eventide.trends.engine.WindowResult;
+import dev.eventide.trends.query.Query;
 import dev.eventide.trends.query.Workload;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;
@@ -64,10 +68,12 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   private static final String PENDING = "pending";
   private static final String LATE = "late";
   private static final String RETAINED = "retained";
+  private static final String RETAINED_BLOCKS = "retainedBlocks";
   private static final String CORE = "core";
   private static final String PROGRESS = "progress";
   private static final String FIRE = "fire";
   private static final String EXPIRE = "expire";
+  private static final String CLEANUP = "cleanup";
 
   private static final long LAST_TIMER = GlobalWindow.INSTANCE.maxTimestamp().getMillis();
 
@@ -79,6 +85,10 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
 
   @StateId(RETAINED)
   private final StateSpec<BagState<Event>> retainedSpec = StateSpecs.bag(EventCoder.of());
+
+  @StateId(RETAINED_BLOCKS)
+  private final StateSpec<ValueState<List<RetainedEvents.Block>>> retainedBlocksSpec =
+      StateSpecs.value(new RetainedEvents.ManifestCoder());
 
   @StateId(CORE)
   private final StateSpec<ValueState<List<byte[]>>> coreSpec =
@@ -94,23 +104,48 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   @TimerId(EXPIRE)
   private final TimerSpec expireSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
+  @TimerId(CLEANUP)
+  private final TimerSpec cleanupSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
   private final Workload workload;
   private final TrendPlan.Sharing sharing;
   private final long lateness;
+  private final TrendAggregate.Retention retention;
 
   private transient TrendPlan plan;
   private transient TrendStateCodec codec;
+  private transient BlockStore store;
+  private transient String ownerPrefix;
 
-  TrendAggregateFn(Workload workload, TrendPlan.Sharing sharing, long allowedLatenessMillis) {
+  TrendAggregateFn(
+      Workload workload,
+      TrendPlan.Sharing sharing,
+      long allowedLatenessMillis,
+      TrendAggregate.Retention retention) {
     this.workload = workload;
     this.sharing = sharing;
     this.lateness = allowedLatenessMillis;
+    this.retention = retention;
   }
 
   @Setup
-  public void setup() {
+  public void setup() throws IOException {
     plan = TrendPlan.compile(workload, sharing);
     codec = TrendStateCodec.of(plan);
+    if (retention.storeUri() != null) {
+      store = BlockStores.open(retention.storeUri());
+      ownerPrefix =
+          "trend-aggregate/"
+              + String.join(",", workload.queries().stream().map(Query::name).toList())
+              + "/";
+    }
+  }
+
+  @Teardown
+  public void teardown() throws IOException {
+    if (store != null) {
+      store.close();
+    }
   }
 
   @ProcessElement
@@ -147,20 +182,23 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @StateId(PENDING) BagState<Event> pendingState,
       @StateId(LATE) BagState<Event> lateState,
       @StateId(RETAINED) BagState<Event> retainedState,
+      @StateId(RETAINED_BLOCKS) ValueState<List<RetainedEvents.Block>> retainedBlocks,
       @StateId(CORE) ValueState<List<byte[]>> coreState,
       @StateId(PROGRESS) ValueState<Progress> progress,
       @TimerId(FIRE) Timer fire,
       @TimerId(EXPIRE) Timer expire,
+      @TimerId(CLEANUP) Timer cleanup,
       MultiOutputReceiver out) {
     int unit = RouteFn.unitOf(key);
     long t = c.fireTimestamp().getMillis();
     pendingState.readLater();
     lateState.readLater();
     coreState.readLater();
-    if (lateness > 0) {
-      retainedState.readLater();
-    }
     Progress p = orNew(progress.read());
+    RetainedEvents retained = retained(key, retainedState, retainedBlocks, p);
+    if (lateness > 0) {
+      retained.readLater();
+    }
     p.fireAt = Progress.NONE;
     p.holdAt = Progress.NONE;
     Counters counters = new Counters();
@@ -169,7 +207,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     List<Event> late = list(lateState.read());
     if (!late.isEmpty()) {
       lateState.clear();
-      states = reEvaluate(unit, p, states, late, retainedState, expire, counters, out);
+      states = reEvaluate(unit, p, states, late, retained, expire, counters, out);
     }
 
     List<Event> due = new ArrayList<>();
@@ -183,7 +221,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       due.sort(Comparator.comparingLong(Event::time));
       advance(unit, states, due, counters);
       if (lateness > 0) {
-        retain(unit, due, retainedState, p, expire);
+        retain(unit, due, retained, p, expire);
       }
     }
     p.evaluatedUpTo = Math.max(p.evaluatedUpTo, t);
@@ -211,6 +249,12 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       p.holdAt = holdAt;
       fire.withOutputTimestamp(new Instant(holdAt)).set(new Instant(fireAt));
     }
+    if (!p.cleanupSet && !retained.blocks().isEmpty()) {
+      // Holds the output watermark just short of the end of time: Flink clears a global window's
+      // state once its output watermark passes it, and this key's blocks must go before that.
+      p.cleanupSet = true;
+      cleanup.withOutputTimestamp(new Instant(LAST_TIMER)).set(new Instant(LAST_TIMER));
+    }
     coreState.write(encode(states));
     progress.write(p);
     report(counters);
@@ -221,11 +265,14 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       OnTimerContext c,
       @Key String key,
       @StateId(RETAINED) BagState<Event> retainedState,
+      @StateId(RETAINED_BLOCKS) ValueState<List<RetainedEvents.Block>> retainedBlocks,
       @StateId(PROGRESS) ValueState<Progress> progress,
       @TimerId(EXPIRE) Timer expire) {
     int unit = RouteFn.unitOf(key);
     long now = c.fireTimestamp().getMillis();
     Progress p = orNew(progress.read());
+    RetainedEvents retained = retained(key, retainedState, retainedBlocks, p);
+    retained.readLater();
     p.expireAt = Progress.NONE;
     p.expiredUpTo = Math.max(p.expiredUpTo, now);
     // The watermark is past `now`: what expires by then goes, unless a window holding it is still
@@ -233,7 +280,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     long next = Long.MAX_VALUE;
     List<Event> kept = new ArrayList<>();
     boolean dropped = false;
-    for (Event e : retainedState.read()) {
+    for (Event e : retained.memory()) {
       long expiry = expiry(unit, e.time());
       if (expiry <= now && lastEnd(unit, e.time()) - 1 <= p.evaluatedUpTo) {
         dropped = true;
@@ -247,8 +294,20 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       }
     }
     if (dropped) {
-      retainedState.clear();
-      kept.forEach(retainedState::add);
+      retained.keepInMemory(kept);
+    }
+    // Blocks go whole, once their newest event's windows are gone (and the purge delay is over).
+    retained.deleteBlocks(
+        maxTime ->
+            saturatedAdd(expiry(unit, maxTime), retention.purgeDelayMillis()) <= now
+                && lastEnd(unit, maxTime) - 1 <= p.evaluatedUpTo);
+    for (RetainedEvents.Block b : retained.blocks()) {
+      long expiry = saturatedAdd(expiry(unit, b.maxTime()), retention.purgeDelayMillis());
+      if (expiry > now) {
+        next = Math.min(next, expiry);
+      } else {
+        p.expireAfterFire = true;
+      }
     }
     long within = plan.within(unit);
     Iterator<Progress.PaneKey> panes = p.panes.keySet().iterator();
@@ -266,6 +325,20 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     progress.write(p);
   }
 
+  /** At the end of time every window has expired: the key's blocks go, whatever is left of them. */
+  @OnTimer(CLEANUP)
+  public void onCleanup(
+      @Key String key,
+      @StateId(RETAINED) BagState<Event> retainedState,
+      @StateId(RETAINED_BLOCKS) ValueState<List<RetainedEvents.Block>> retainedBlocks,
+      @StateId(PROGRESS) ValueState<Progress> progress) {
+    Progress p = orNew(progress.read());
+    retained(key, retainedState, retainedBlocks, p).deleteAllBlocks();
+    retainedState.clear();
+    p.retainedInMemory = 0;
+    progress.write(p);
+  }
+
   /**
    * Rebuilds the group's core states from the retained events of every window a late event is in,
    * emits the closed ones that are not expired in LATE panes and returns the rebuilt states (the
@@ -276,7 +349,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       Progress p,
       Map<List<Object>, TrendState> current,
       List<Event> late,
-      BagState<Event> retainedState,
+      RetainedEvents retained,
       Timer expire,
       Counters counters,
       MultiOutputReceiver out) {
@@ -292,12 +365,11 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     if (accepted.isEmpty()) {
       return current; // all of them expired while they waited: nothing to re-evaluate
     }
-    List<Event> replay = list(retainedState.read());
-    replay.addAll(accepted);
-    retain(unit, accepted, retainedState, p, expire);
-    TrendMetrics.RE_EVALUATIONS.inc();
     long from = accepted.stream().mapToLong(Event::time).min().getAsLong() - plan.within(unit) + 1;
-    replay.removeIf(e -> e.time() < from);
+    List<Event> replay = retained.from(from);
+    replay.addAll(accepted);
+    retain(unit, accepted, retained, p, expire);
+    TrendMetrics.RE_EVALUATIONS.inc();
     replay.sort(Comparator.comparingLong(Event::time));
     Map<List<Object>, TrendState> states = new LinkedHashMap<>();
     advance(unit, states, replay, counters);
@@ -334,13 +406,29 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
 
   /** Keeps events for re-evaluation until their windows expire, and sets the expire timer. */
   private void retain(
-      int unit, List<Event> events, BagState<Event> retainedState, Progress p, Timer expire) {
+      int unit, List<Event> events, RetainedEvents retained, Progress p, Timer expire) {
     long firstExpiry = Long.MAX_VALUE;
     for (Event e : events) {
-      retainedState.add(e);
       firstExpiry = Math.min(firstExpiry, expiry(unit, e.time()));
     }
+    retained.add(events);
     scheduleExpiry(p, firstExpiry, expire);
+  }
+
+  private RetainedEvents retained(
+      String key,
+      BagState<Event> memory,
+      ValueState<List<RetainedEvents.Block>> blocks,
+      Progress p) {
+    return new RetainedEvents(store, owner(key), retention.memoryEvents(), memory, blocks, p);
+  }
+
+  /**
+   * The owner of a key's blocks: stable across restarts and savepoints (the queries and the key),
+   * so a restored job deletes what its earlier run wrote.
+   */
+  private String owner(String key) {
+    return ownerPrefix + key;
   }
 
   private void advance(

@@ -19,6 +19,8 @@ import org.apache.beam.sdk.metrics.MetricsFilter;
  *   <li>{@code deadLetters}: events in the dead-letter output (schema, time range, too late);
  *   <li>{@code windowsEmitted}: results emitted (one per query, window and group and pane), {@code
  *       latePanes} of them in late panes;
+ *   <li>{@code blocksWritten}, {@code bytesWritten}, {@code blocksRead}, {@code blocksDeleted}: the
+ *       blocks of retained events in the block store ({@link TrendAggregate#withRetainedEventsIn});
  *   <li>{@code sharedBursts}, {@code splitBursts}, {@code snapshots}: HAMLET's sharing decisions
  *       and snapshots, as the core counts them.
  * </ul>
@@ -33,6 +35,10 @@ public final class TrendMetrics {
   static final Counter DEAD_LETTERS = Metrics.counter(NAMESPACE, "deadLetters");
   static final Counter WINDOWS_EMITTED = Metrics.counter(NAMESPACE, "windowsEmitted");
   static final Counter LATE_PANES = Metrics.counter(NAMESPACE, "latePanes");
+  static final Counter BLOCKS_WRITTEN = Metrics.counter(NAMESPACE, "blocksWritten");
+  static final Counter BYTES_WRITTEN = Metrics.counter(NAMESPACE, "bytesWritten");
+  static final Counter BLOCKS_READ = Metrics.counter(NAMESPACE, "blocksRead");
+  static final Counter BLOCKS_DELETED = Metrics.counter(NAMESPACE, "blocksDeleted");
   static final Counter SHARED_BURSTS = Metrics.counter(NAMESPACE, "sharedBursts");
   static final Counter SPLIT_BURSTS = Metrics.counter(NAMESPACE, "splitBursts");
   static final Counter SNAPSHOTS = Metrics.counter(NAMESPACE, "snapshots");

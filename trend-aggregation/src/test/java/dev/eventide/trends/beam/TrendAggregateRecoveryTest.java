@@ -84,6 +84,12 @@ class TrendAggregateRecoveryTest {
     FAILED.set(false);
     assertSame(expected, run(workload, events, temp.resolve("failed")), "recovered");
     assertTrue(FAILED.get(), "the failure was injected");
+    try (var files = Files.walk(temp.resolve("blocks"))) {
+      assertEquals(
+          List.of(),
+          files.filter(f -> f.toString().endsWith(".blk")).toList(),
+          "the restored run deleted every block, its own and those its first attempt wrote");
+    }
   }
 
   private static void assertSame(
@@ -130,11 +136,19 @@ class TrendAggregateRecoveryTest {
         .setCoder(EventCoder.of())
         .apply(ParDo.of(new FailOnce(events.size() / 3)))
         .setCoder(EventCoder.of())
-        .apply(TrendAggregate.of(workload))
+        // With lateness, every advanced event is kept, here in blocks of 50: the restored run
+        // finds the blocks its checkpoint names and deletes them as their windows expire.
+        .apply(
+            TrendAggregate.of(workload)
+                .withAllowedLateness(org.joda.time.Duration.millis(100))
+                .withRetainedEventsIn(out.resolveSibling("blocks").toUri().toString(), 50)
+                .withPurgeDelay(org.joda.time.Duration.millis(1000)))
         .results()
         .apply(ParDo.of(new WriteLines(out.toString())));
     PipelineResult result = p.run();
     assertEquals(PipelineResult.State.DONE, result.waitUntilFinish());
+    assertTrue(TrendMetrics.counter(result, "blocksWritten") > 0, "blocks written");
+    assertTrue(TrendMetrics.counter(result, "blocksDeleted") > 0, "blocks deleted");
     // A restarted run may write a result again: keep each result's highest pane.
     Map<String, String> last = new HashMap<>();
     Map<String, Long> index = new HashMap<>();

@@ -49,17 +49,20 @@ import org.joda.time.Instant;
  *   <li>{@code fire} advances the core states (one per partition of the group, in {@code core}) by
  *       the pending events up to its time, in time order, closes the windows that end by then,
  *       combines the partitions' results and emits one per query and window, in an ON_TIME pane.
- *   <li>With allowed lateness, advanced events are kept in {@code retained} until every window
- *       holding them has expired ({@code expire} timer, which holds nothing). An event whose time
+ *   <li>With allowed lateness, advanced events are kept ({@link RetainedEvents}: in {@code
+ *       retained}, and with a block store in blocks named by {@code retainedBlocks}) until every
+ *       window holding them has expired ({@code expire} timer, which holds nothing; with blocks, a
+ *       {@code cleanup} timer at the end of time deletes what is left). An event whose time
  *       is already evaluated waits in {@code late}; the next {@code fire} (set at once) rebuilds
  *       the core states from the retained events of the windows it touches and emits the changed
  *       windows in LATE panes, a window that has lost its trends with a result of no trends.
  *   <li>Later than that, the event goes to the dead letters.
  * </ul>
  *
- * Cost: each event is appended to a bag once (twice with lateness); each firing reads the pending
- * bag and decodes and encodes the group's core states once. A batch of late events replays the
- * retained events of WITHIN before its earliest event: proportional to the window, not the stream.
+ * Cost: each event is appended to a bag once (twice with lateness; with a block store, written
+ * once more in a block); each firing reads the pending bag and decodes and encodes the group's core
+ * states once. A batch of late events replays the retained events of WITHIN before its earliest
+ * event (reading only the blocks that reach that far): proportional to the window, not the stream.
  */
 final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   static final TupleTag<TrendResult> RESULTS = new TupleTag<>() {};

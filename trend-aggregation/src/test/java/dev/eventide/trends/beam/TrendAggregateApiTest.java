@@ -30,6 +30,7 @@ import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
@@ -251,5 +252,49 @@ class TrendAggregateApiTest {
     Files.writeString(file, "QUERY q\nRETURN COUNT(*)\nPATTERN SEQ(A, B+\n");
     QueryException q = assertThrows(QueryException.class, () -> Workload.fromFile(file));
     assertTrue(q.getMessage().startsWith(file + ": line "), q.getMessage());
+
+    TrendAggregate aggregate = TrendAggregate.of(workload);
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> aggregate.withRetainedEventsIn("ftp://somewhere", 10));
+    assertTrue(e.getMessage().contains("unsupported block store"), e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> aggregate.withRetainedEventsIn(dir.toUri().toString(), -1));
+    assertTrue(e.getMessage().contains("memory bucket"), e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class, () -> aggregate.withPurgeDelay(Duration.millis(-1)));
+    assertTrue(e.getMessage().contains("purge delay"), e.getMessage());
+    // Retention without lateness keeps nothing: refused when the pipeline is built.
+    TestPipeline p = TestPipeline.create().enableAbandonedNodeEnforcement(false);
+    PCollection<Event> events = p.apply(Create.empty(EventCoder.of()));
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> events.apply(aggregate.withRetainedEventsIn(dir.toUri().toString(), 10)));
+    assertTrue(e.getMessage().contains("needs withAllowedLateness"), e.getMessage());
+  }
+
+  @Test
+  void displayDataDescribesTheConfiguration(@TempDir Path dir) {
+    TrendAggregate aggregate =
+        TrendAggregate.of(Workload.parse(WORKLOAD))
+            .withAllowedLateness(Duration.standardMinutes(5))
+            .withRetainedEventsIn(dir.toUri().toString(), 1000)
+            .withPurgeDelay(Duration.standardMinutes(2));
+    DisplayData data = DisplayData.from(aggregate);
+    assertTrue(data.items().stream().anyMatch(i -> i.getKey().equals("allowedLateness")));
+    assertTrue(
+        data.items().stream()
+            .anyMatch(
+                i ->
+                    i.getKey().equals("retainedEventsStore")
+                        && i.getValue().equals(dir.toUri().toString())),
+        data.toString());
+    assertTrue(data.items().stream().anyMatch(i -> i.getKey().equals("retainedInMemory")));
+    assertTrue(data.items().stream().anyMatch(i -> i.getKey().equals("purgeDelay")));
   }
 }

@@ -62,8 +62,8 @@ import org.joda.time.Duration;
  * needs. With no allowed lateness (the default) every late event is a dead letter, also for sliding
  * windows still open: unlike Beam's windowing, windows of one event are evaluated together.
  *
- * <p>The events a late event may need are kept until their windows expire: in Beam state by default,
- * or, for windows too large for the state backend's memory, in a block store ({@link
+ * <p>The events a late event may need are kept until their windows expire: in Beam state by
+ * default, or, for windows too large for the state backend's memory, in a block store ({@link
  * #withRetainedEventsIn}).
  *
  * <p>Metrics: {@link TrendMetrics}. Cost per event: about the in-process core's plus two or three

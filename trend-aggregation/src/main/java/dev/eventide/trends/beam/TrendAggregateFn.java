@@ -52,15 +52,15 @@ import org.joda.time.Instant;
  *   <li>With allowed lateness, advanced events are kept ({@link RetainedEvents}: in {@code
  *       retained}, and with a block store in blocks named by {@code retainedBlocks}) until every
  *       window holding them has expired ({@code expire} timer, which holds nothing; with blocks, a
- *       {@code cleanup} timer at the end of time deletes what is left). An event whose time
- *       is already evaluated waits in {@code late}; the next {@code fire} (set at once) rebuilds
- *       the core states from the retained events of the windows it touches and emits the changed
+ *       {@code cleanup} timer at the end of time deletes what is left). An event whose time is
+ *       already evaluated waits in {@code late}; the next {@code fire} (set at once) rebuilds the
+ *       core states from the retained events of the windows it touches and emits the changed
  *       windows in LATE panes, a window that has lost its trends with a result of no trends.
  *   <li>Later than that, the event goes to the dead letters.
  * </ul>
  *
- * Cost: each event is appended to a bag once (twice with lateness; with a block store, written
- * once more in a block); each firing reads the pending bag and decodes and encodes the group's core
+ * Cost: each event is appended to a bag once (twice with lateness; with a block store, written once
+ * more in a block); each firing reads the pending bag and decodes and encodes the group's core
  * states once. A batch of late events replays the retained events of WITHIN before its earliest
  * event (reading only the blocks that reach that far): proportional to the window, not the stream.
  */

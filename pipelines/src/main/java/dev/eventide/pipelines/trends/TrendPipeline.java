@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.beam.DeadLetter;
-import dev.eventide.trends.beam.EventCoder;
 import dev.eventide.trends.beam.TrendAggregate;
 import dev.eventide.trends.beam.TrendMetrics;
 import dev.eventide.trends.engine.TrendPlan;
@@ -22,16 +21,13 @@ import java.util.Objects;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptions;
-import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Duration;
-import org.joda.time.Instant;
 
 /**
  * A trend workload over a list of events as a Beam pipeline on {@link TrendAggregate}: what {@code
@@ -62,19 +58,7 @@ public final class TrendPipeline {
       PipelineOptions options,
       Path work)
       throws IOException {
-    List<TimestampedValue<Event>> timestamped = new ArrayList<>(events.size());
-    for (Event e : events) {
-      timestamped.add(TimestampedValue.of(e, new Instant(e.time())));
-    }
-    return run(
-        workload,
-        sharing,
-        allowedLateness,
-        timestamped.isEmpty()
-            ? Create.empty(EventCoder.of())
-            : Create.timestamped(timestamped).withCoder(EventCoder.of()),
-        options,
-        work);
+    return run(workload, sharing, allowedLateness, EventList.of(events), options, work);
   }
 
   /**

@@ -40,7 +40,20 @@ public final class EventCoder extends AtomicCoder<Event> {
   public void encode(Event event, OutputStream out) throws IOException {
     StringUtf8Coder.of().encode(event.type(), out);
     VarLongCoder.of().encode(event.time(), out);
-    encodeValues(new TreeMap<>(event.attributes()), out);
+    Map<String, Object> attributes = event.attributes();
+    encodeValues(inNameOrder(attributes) ? attributes : new TreeMap<>(attributes), out);
+  }
+
+  /** Decoded events have their attributes in name order already: no need to sort them again. */
+  private static boolean inNameOrder(Map<String, Object> attributes) {
+    String previous = null;
+    for (String name : attributes.keySet()) {
+      if (previous != null && previous.compareTo(name) >= 0) {
+        return false;
+      }
+      previous = name;
+    }
+    return true;
   }
 
   @Override

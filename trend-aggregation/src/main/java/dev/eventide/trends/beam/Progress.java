@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.beam.sdk.coders.AtomicCoder;
 import org.apache.beam.sdk.coders.CoderException;
 
@@ -44,6 +45,9 @@ final class Progress {
   /** Whether the cleanup timer (at the end of time, deleting the key's blocks) is set. */
   boolean cleanupSet;
 
+  /** The slices of SLIDE holding filed pending events, each with its earliest event time. */
+  final TreeMap<Long, Long> pendingSlices = new TreeMap<>();
+
   /** Panes emitted per window start and query. */
   final Map<PaneKey, Integer> panes = new HashMap<>();
 
@@ -66,6 +70,11 @@ final class Progress {
       out.writeBoolean(p.expireAfterFire);
       out.writeLong(p.retainedInMemory);
       out.writeBoolean(p.cleanupSet);
+      out.writeInt(p.pendingSlices.size());
+      for (Map.Entry<Long, Long> e : p.pendingSlices.entrySet()) {
+        out.writeLong(e.getKey());
+        out.writeLong(e.getValue());
+      }
       out.writeInt(p.panes.size());
       for (Map.Entry<PaneKey, Integer> e : p.panes.entrySet()) {
         out.writeLong(e.getKey().windowStart());
@@ -91,6 +100,10 @@ final class Progress {
       p.expireAfterFire = in.readBoolean();
       p.retainedInMemory = in.readLong();
       p.cleanupSet = in.readBoolean();
+      int slices = in.readInt();
+      for (int i = 0; i < slices; i++) {
+        p.pendingSlices.put(in.readLong(), in.readLong());
+      }
       int panes = in.readInt();
       for (int i = 0; i < panes; i++) {
         p.panes.put(new PaneKey(in.readLong(), in.readUTF()), in.readInt());

@@ -22,7 +22,9 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.ListCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.state.BagState;
+import org.apache.beam.sdk.state.MapState;
 import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
 import org.apache.beam.sdk.state.TimeDomain;
@@ -43,7 +45,8 @@ import org.joda.time.Instant;
  * the windows live in the core state instead and the timers hold only what they must.
  *
  * <ul>
- *   <li>An event later than the time evaluated so far waits in {@code pending}; the {@code fire}
+ *   <li>An event later than the time evaluated so far waits in {@code pending} ({@link
+ *       PendingEvents}: then in {@code pendingSlices} once a firing has seen it); the {@code fire}
  *       timer is set at the end of the earliest window that needs closing, with an output timestamp
  *       (a watermark hold) at the earliest pending event or open window end.
  *   <li>{@code fire} advances the core states (one per partition of the group, in {@code core}) by
@@ -60,15 +63,19 @@ import org.joda.time.Instant;
  * </ul>
  *
  * Cost: each event is appended to a bag once (twice with lateness; with a block store, written once
- * more in a block); each firing reads the pending bag and decodes and encodes the group's core
- * states once. A batch of late events replays the retained events of WITHIN before its earliest
- * event (reading only the blocks that reach that far): proportional to the window, not the stream.
+ * more in a block) and, if a firing sees it before it is due, filed in its slice (a slice is
+ * rewritten when later arrivals join it); each firing reads the new arrivals and the slices it
+ * reaches, and decodes and encodes the group's core states once: linear in the events, however far
+ * ahead of the watermark the input is read. A batch of late events replays the retained events of
+ * WITHIN before its earliest event (reading only the blocks that reach that far): proportional to
+ * the window, not the stream.
  */
 final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   static final TupleTag<TrendResult> RESULTS = new TupleTag<>() {};
   static final TupleTag<DeadLetter> DEAD = new TupleTag<>() {};
 
   private static final String PENDING = "pending";
+  private static final String PENDING_SLICES = "pendingSlices";
   private static final String LATE = "late";
   private static final String RETAINED = "retained";
   private static final String RETAINED_BLOCKS = "retainedBlocks";
@@ -82,6 +89,10 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
 
   @StateId(PENDING)
   private final StateSpec<BagState<Event>> pendingSpec = StateSpecs.bag(EventCoder.of());
+
+  @StateId(PENDING_SLICES)
+  private final StateSpec<MapState<Long, List<Event>>> pendingSlicesSpec =
+      StateSpecs.map(VarLongCoder.of(), ListCoder.of(EventCoder.of()));
 
   @StateId(LATE)
   private final StateSpec<BagState<Event>> lateSpec = StateSpecs.bag(EventCoder.of());
@@ -183,6 +194,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       OnTimerContext c,
       @Key String key,
       @StateId(PENDING) BagState<Event> pendingState,
+      @StateId(PENDING_SLICES) MapState<Long, List<Event>> pendingSlices,
       @StateId(LATE) BagState<Event> lateState,
       @StateId(RETAINED) BagState<Event> retainedState,
       @StateId(RETAINED_BLOCKS) ValueState<List<RetainedEvents.Block>> retainedBlocks,
@@ -194,10 +206,11 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       MultiOutputReceiver out) {
     int unit = RouteFn.unitOf(key);
     long t = c.fireTimestamp().getMillis();
-    pendingState.readLater();
     lateState.readLater();
     coreState.readLater();
     Progress p = orNew(progress.read());
+    PendingEvents pending = new PendingEvents(pendingState, pendingSlices, p, plan.slide(unit));
+    pending.readLater(t);
     RetainedEvents retained = retained(key, retainedState, retainedBlocks, p);
     if (lateness > 0) {
       retained.readLater();
@@ -213,14 +226,8 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       states = reEvaluate(unit, p, states, late, retained, expire, counters, out);
     }
 
-    List<Event> due = new ArrayList<>();
-    List<Event> rest = new ArrayList<>();
-    for (Event e : pendingState.read()) {
-      (e.time() <= t ? due : rest).add(e);
-    }
+    List<Event> due = pending.takeUpTo(t);
     if (!due.isEmpty()) {
-      pendingState.clear();
-      rest.forEach(pendingState::add);
       due.sort(Comparator.comparingLong(Event::time));
       advance(unit, states, due, counters);
       if (lateness > 0) {
@@ -237,7 +244,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       emit(out, p, r, PaneInfo.Timing.ON_TIME);
     }
 
-    long restMin = rest.stream().mapToLong(Event::time).min().orElse(Long.MAX_VALUE);
+    long restMin = pending.earliestFiled();
     long nextEnd = Long.MAX_VALUE;
     for (TrendState s : states.values()) {
       nextEnd = Math.min(nextEnd, plan.nextWindowEnd(s));

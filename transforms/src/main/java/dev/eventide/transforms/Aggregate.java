@@ -3,8 +3,10 @@ package dev.eventide.transforms;
 import com.google.auto.value.AutoValue;
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import org.apache.beam.sdk.coders.BooleanCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -13,6 +15,7 @@ import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.windowing.DefaultTrigger;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
@@ -84,6 +87,9 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
   abstract boolean atMostOne();
 
+  // Keyed by all attributes (f_K is the identity): the shuffle carries only the key.
+  abstract boolean keyedByTuple();
+
   // Keys whose tuples were late upstream; their outputs go in late panes. Null: Beam's panes.
   abstract @Nullable SerializableFunction<KeyT, Boolean> lateKeys();
 
@@ -105,6 +111,8 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
     abstract Builder<InputT, KeyT, OutputT> setAllowedLateness(Duration allowedLateness);
 
     abstract Builder<InputT, KeyT, OutputT> setAtMostOne(boolean atMostOne);
+
+    abstract Builder<InputT, KeyT, OutputT> setKeyedByTuple(boolean keyedByTuple);
 
     abstract Builder<InputT, KeyT, OutputT> setLateKeys(
         @Nullable SerializableFunction<KeyT, Boolean> lateKeys);
@@ -157,7 +165,25 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
    */
   public static <T, OutputT> Aggregate<T, T, OutputT> byAllAttributes(
       Coder<T> tupleCoder, WindowFunction<T, T, OutputT> outputFn, Coder<OutputT> outputCoder) {
-    return of(WindowSpec.delta(), t -> t, tupleCoder, outputFn, outputCoder);
+    return of(WindowSpec.delta(), t -> t, tupleCoder, outputFn, outputCoder).toBuilder()
+        .setKeyedByTuple(true)
+        .build();
+  }
+
+  /**
+   * As {@link #byAllAttributes}, for an f_O that emits exactly one output, which may be null (an
+   * {@code Optional} cannot hold it): X's last step, emitting items that Beam's element-wise
+   * transforms would pass through as they are.
+   */
+  static <T, OutputT> Aggregate<T, T, OutputT> byAllAttributesEmittingOne(
+      Coder<T> tupleCoder,
+      MultiWindowFunction<T, T, OutputT> outputFn,
+      Coder<OutputT> outputCoder) {
+    return Aggregate.<T, T, OutputT>builder(WindowSpec.delta(), t -> t, tupleCoder, outputCoder)
+        .setOutputFn(outputFn)
+        .setAtMostOne(true)
+        .setKeyedByTuple(true)
+        .build();
   }
 
   private static <InputT, KeyT, OutputT> Builder<InputT, KeyT, OutputT> builder(
@@ -171,7 +197,8 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
         .setKeyFn(keyFn)
         .setKeyCoder(keyCoder)
         .setOutputCoder(outputCoder)
-        .setAllowedLateness(Duration.ZERO);
+        .setAllowedLateness(Duration.ZERO)
+        .setKeyedByTuple(false);
   }
 
   /**
@@ -228,21 +255,74 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
   @Override
   public PCollection<OutputT> expand(PCollection<InputT> input) {
-    KvCoder<KeyT, InputT> keyedCoder = KvCoder.of(keyCoder(), input.getCoder());
-    return input
-        .apply(
+    PCollection<InputT> windowed =
+        input.apply(
             "Window",
+            // The trigger too: one the input brings (element counts, early firings) would fire an
+            // instance more than once, where A fires at the watermark and then once per late batch.
             Window.<InputT>into(windows().windowFn())
+                .triggering(DefaultTrigger.of())
                 .withAllowedLateness(allowedLateness())
                 .withTimestampCombiner(TimestampCombiner.END_OF_WINDOW)
-                .discardingFiredPanes())
+                .discardingFiredPanes());
+    String emit = atMostOne() ? "EmitAtMostOne" : "EmitOutputs";
+    if (keyedByTuple()) {
+      // Every tuple of a group equals its key, so the shuffle carries the key and a marker: half
+      // the bytes, and a null tuple never becomes a null value, which Flink's state cannot hold.
+      return windowed
+          .apply("KeyByAllAttributes", ParDo.of(new KeyBySelfFn<InputT>()))
+          .setCoder(KvCoder.of(tupleCoder(), BooleanCoder.of()))
+          .apply("GroupByKeyAndWindow", GroupByKey.create())
+          .apply(emit, ParDo.of(new EmitFn<>(selfOutputFn(), selfLateKeys())))
+          .setCoder(outputCoder());
+    }
+    return windowed
         .apply("KeyBy", ParDo.of(new KeyByFn<>(keyFn())))
-        .setCoder(keyedCoder)
+        .setCoder(KvCoder.of(keyCoder(), input.getCoder()))
         .apply("GroupByKeyAndWindow", GroupByKey.create())
-        .apply(
-            atMostOne() ? "EmitAtMostOne" : "EmitOutputs",
-            ParDo.of(new EmitFn<>(outputFn(), lateKeys())))
+        .apply(emit, ParDo.of(new EmitFn<KeyT, InputT, OutputT>(valuesOutputFn(), lateKeys())))
         .setCoder(outputCoder());
+  }
+
+  /** f_O over a group's values. */
+  private GroupFunction<KeyT, InputT, OutputT> valuesOutputFn() {
+    MultiWindowFunction<KeyT, InputT, OutputT> f = outputFn();
+    return (window, key, values) -> {
+      List<InputT> tuples = new ArrayList<>();
+      values.forEach(tuples::add);
+      return f.apply(window, key, tuples);
+    };
+  }
+
+  /** f_O over a group keyed by its tuple: as many copies of the key as markers. */
+  @SuppressWarnings("unchecked")
+  private GroupFunction<InputT, Boolean, OutputT> selfOutputFn() {
+    MultiWindowFunction<InputT, InputT, OutputT> f =
+        (MultiWindowFunction<InputT, InputT, OutputT>) outputFn();
+    return (window, tuple, markers) -> {
+      int copies = 0;
+      for (Boolean ignored : markers) {
+        copies++;
+      }
+      return f.apply(window, tuple, Collections.nCopies(copies, tuple));
+    };
+  }
+
+  /** The coder of a tuple-keyed Aggregate's keys, which are its tuples. */
+  @SuppressWarnings("unchecked")
+  private Coder<InputT> tupleCoder() {
+    return (Coder<InputT>) keyCoder();
+  }
+
+  /** The late keys of a tuple-keyed Aggregate, whose keys are its tuples. */
+  @SuppressWarnings("unchecked")
+  private @Nullable SerializableFunction<InputT, Boolean> selfLateKeys() {
+    return (SerializableFunction<InputT, Boolean>) (SerializableFunction<?, Boolean>) lateKeys();
+  }
+
+  /** f_O on a fired group's key and values; an empty group is never passed. */
+  private interface GroupFunction<K, V, O> extends Serializable {
+    Iterable<O> apply(IntervalWindow window, K key, Iterable<V> values);
   }
 
   @Override
@@ -264,6 +344,13 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
         pane.getNonSpeculativeIndex());
   }
 
+  private static final class KeyBySelfFn<T> extends DoFn<T, KV<T, Boolean>> {
+    @ProcessElement
+    public void process(@Element T tuple, OutputReceiver<KV<T, Boolean>> out) {
+      out.output(KV.of(tuple, true));
+    }
+  }
+
   private static final class KeyByFn<InputT, KeyT> extends DoFn<InputT, KV<KeyT, InputT>> {
     private final SerializableFunction<InputT, KeyT> keyFn;
 
@@ -281,37 +368,34 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
    * Calls f_O on a fired pane's tuples; outputs take the pane's timestamp, the window's end − δ,
    * and the pane itself, unless the key was late upstream.
    */
-  private static final class EmitFn<KeyT, InputT, OutputT>
-      extends DoFn<KV<KeyT, Iterable<InputT>>, OutputT> {
-    private final MultiWindowFunction<KeyT, InputT, OutputT> outputFn;
-    private final @Nullable SerializableFunction<KeyT, Boolean> lateKeys;
+  private static final class EmitFn<K, V, OutputT> extends DoFn<KV<K, Iterable<V>>, OutputT> {
+    private final GroupFunction<K, V, OutputT> outputFn;
+    private final @Nullable SerializableFunction<K, Boolean> lateKeys;
 
     EmitFn(
-        MultiWindowFunction<KeyT, InputT, OutputT> outputFn,
-        @Nullable SerializableFunction<KeyT, Boolean> lateKeys) {
+        GroupFunction<K, V, OutputT> outputFn,
+        @Nullable SerializableFunction<K, Boolean> lateKeys) {
       this.outputFn = outputFn;
       this.lateKeys = lateKeys;
     }
 
     @ProcessElement
     public void process(
-        @Element KV<KeyT, Iterable<InputT>> group,
+        @Element KV<K, Iterable<V>> group,
         IntervalWindow window,
         PaneInfo pane,
         OutputReceiver<OutputT> out) {
-      List<InputT> tuples = new ArrayList<>();
-      group.getValue().forEach(tuples::add);
       // A window instance without tuples has nothing to aggregate. Flink can fire such a pane
       // when the watermark passes a window's end and its expiry at once (an empty duplicate of the
       // on-time pane); f_O is never called for it.
-      if (tuples.isEmpty()) {
+      if (!group.getValue().iterator().hasNext()) {
         return;
       }
       boolean relabel =
           lateKeys != null
               && pane.getTiming() != PaneInfo.Timing.LATE
               && lateKeys.apply(group.getKey());
-      for (OutputT output : outputFn.apply(window, group.getKey(), tuples)) {
+      for (OutputT output : outputFn.apply(window, group.getKey(), group.getValue())) {
         if (relabel) {
           out.builder(output).setPaneInfo(asLate(pane)).output();
         } else {

@@ -1,5 +1,6 @@
 package dev.eventide.transforms;
 
+import java.util.Collections;
 import java.util.List;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.SerializableFunction;
@@ -43,7 +44,7 @@ public final class AggregateFilter<T> extends PTransform<PCollection<T>, PCollec
     return input.apply(
         "FlatMapOfZeroOrOne",
         AggregateFlatMap.<T>into(input.getTypeDescriptor())
-            .via((T t) -> p.apply(t) ? List.of(t) : List.<T>of())
+            .via((T t) -> p.apply(t) ? Collections.singletonList(t) : List.<T>of())
             .withOutputCoder(input.getCoder())
             .withAllowedLateness(allowedLateness));
   }

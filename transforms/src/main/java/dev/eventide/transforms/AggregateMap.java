@@ -1,6 +1,6 @@
 package dev.eventide.transforms;
 
-import java.util.List;
+import java.util.Collections;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.SerializableFunction;
@@ -45,7 +45,8 @@ public final class AggregateMap<InputT, OutputT>
     /** Returns a Map applying {@code fn} to each input. */
     public <InputT> AggregateMap<InputT, OutputT> via(SerializableFunction<InputT, OutputT> fn) {
       return new AggregateMap<>(
-          AggregateFlatMap.into(outputType).via((InputT t) -> List.of(fn.apply(t))));
+          AggregateFlatMap.into(outputType)
+              .via((InputT t) -> Collections.singletonList(fn.apply(t))));
     }
   }
 

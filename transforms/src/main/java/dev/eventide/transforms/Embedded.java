@@ -3,6 +3,8 @@ package dev.eventide.transforms;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import org.apache.beam.sdk.coders.BooleanCoder;
@@ -51,7 +53,8 @@ public final class Embedded<T> {
       boolean late,
       long index,
       long end) {
-    this.items = List.copyOf(items);
+    // Items may be null, as Beam's element-wise transforms pass nulls through.
+    this.items = Collections.unmodifiableList(new ArrayList<>(items));
     this.inputCopies = inputCopies;
     this.loopCopies = loopCopies;
     this.firing = firing;
@@ -128,12 +131,12 @@ public final class Embedded<T> {
     return end - index <= 1 ? java.util.Optional.empty() : java.util.Optional.of(at(middle(), end));
   }
 
-  /** The item of a one-item slice. */
-  java.util.Optional<T> singleItem() {
+  /** The item of a one-item slice (null if the item is). */
+  T singleItem() {
     if (end - index != 1) {
       throw new IllegalStateException("not a one-item slice after all levels: " + this);
     }
-    return java.util.Optional.of(item());
+    return item();
   }
 
   /** The item at the current position. */

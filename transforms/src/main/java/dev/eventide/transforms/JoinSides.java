@@ -3,6 +3,8 @@ package dev.eventide.transforms;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import org.apache.beam.sdk.coders.Coder;
@@ -19,8 +21,8 @@ final class JoinSides<L, R> {
   final List<R> rights;
 
   JoinSides(List<L> lefts, List<R> rights) {
-    this.lefts = List.copyOf(lefts);
-    this.rights = List.copyOf(rights);
+    this.lefts = Collections.unmodifiableList(new ArrayList<>(lefts));
+    this.rights = Collections.unmodifiableList(new ArrayList<>(rights));
   }
 
   @Override

@@ -19,6 +19,8 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.windowing.DefaultTrigger;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
@@ -122,6 +124,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
         .apply(
             "GlobalWindow",
             Window.<T>into(new GlobalWindows())
+                .triggering(DefaultTrigger.of())
                 .withAllowedLateness(Duration.ZERO)
                 .discardingFiredPanes())
         .apply("KeyByAllAttributesAndTimestamp", ParDo.of(new KeyByTupleAndTimestampFn<T>()))
@@ -133,6 +136,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
         .apply(
             "DeltaWindows",
             Window.<T>into(WindowSpec.delta().windowFn())
+                .triggering(DefaultTrigger.of())
                 .withAllowedLateness(lateness)
                 .discardingFiredPanes());
   }
@@ -235,8 +239,16 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
       lateLoops.clear();
     }
 
+    /**
+     * τ + L + δ, clamped to the end of the global window: a lateness that reaches past the end of
+     * time ("never drop") keeps the key until then, as Beam clamps a window's expiry.
+     */
     private Instant expiry(Instant tau) {
-      return tau.plus(lateness).plus(WindowSpec.DELTA);
+      long last = GlobalWindow.INSTANCE.maxTimestamp().getMillis();
+      long room = last - tau.getMillis() - WindowSpec.DELTA.getMillis();
+      return lateness.getMillis() >= room
+          ? GlobalWindow.INSTANCE.maxTimestamp()
+          : tau.plus(lateness).plus(WindowSpec.DELTA);
     }
 
     /** f_O on the copies, then on each output until there is none, emitting every output. */

@@ -1,5 +1,6 @@
 package dev.eventide.transforms;
 
+import java.util.Collections;
 import java.util.Optional;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.Flatten;
@@ -80,7 +81,8 @@ final class UnrolledUnwrap<T> extends PTransform<PCollection<Embedded<T>>, PColl
     }
     return slices.apply(
         "Emit items",
-        Aggregate.byAllAttributes(coder, (w, s, c) -> once(s, c).singleItem(), itemCoder)
+        Aggregate.byAllAttributesEmittingOne(
+                coder, (w, s, c) -> Collections.singletonList(once(s, c).singleItem()), itemCoder)
             .withAllowedLateness(allowedLateness));
   }
 

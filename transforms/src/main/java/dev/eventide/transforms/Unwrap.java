@@ -1,5 +1,6 @@
 package dev.eventide.transforms;
 
+import java.util.Collections;
 import java.util.Optional;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.PTransform;
@@ -83,8 +84,10 @@ public final class Unwrap<T> extends PTransform<PCollection<Embedded<T>>, PColle
                 coder)
             .withAllowedLateness(allowedLateness);
     Aggregate<Embedded<T>, Embedded<T>, T> emit =
-        Aggregate.byAllAttributes(
-                coder, (window, tuple, copies) -> Optional.of(tuple.item()), itemCoder)
+        Aggregate.byAllAttributesEmittingOne(
+                coder,
+                (window, tuple, copies) -> Collections.singletonList(tuple.item()),
+                itemCoder)
             .withAllowedLateness(allowedLateness)
             .keepingLatenessOf(Embedded::isLate);
     return input

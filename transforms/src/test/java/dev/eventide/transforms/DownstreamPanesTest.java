@@ -1,0 +1,238 @@
+package dev.eventide.transforms;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.eventide.testing.streams.EventTimeStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.LongStream;
+import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.testing.TestPipeline;
+import org.apache.beam.sdk.testing.TestPipelineExtension;
+import org.apache.beam.sdk.transforms.Count;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.Filter;
+import org.apache.beam.sdk.transforms.FlatMapElements;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.transforms.windowing.WindowFn;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * What a later windowed aggregation sees after an Aggregate-built operator, against the native
+ * transform followed by Beam's lateness rule, on the DirectRunner (the runner that honours
+ * TestStream watermarks exactly): a count per element in tumbling or sliding windows with the
+ * operator's allowed lateness (0 or more), discarding panes. The rule README states, asserted
+ * exactly: the ON_TIME panes are the same, each window's late panes add up to the same counts, and
+ * after the operator every LATE pane holds one element. X emits each output from a key of its own
+ * (A emits at most one output per key and window, so n equal outputs need n keys), and the
+ * DirectRunner delivers the late firing of each key in a bundle of its own, each firing a pane
+ * downstream; the reference's last step groups equal outputs under one key and passes them on
+ * together.
+ */
+@ExtendWith(TestPipelineExtension.class)
+class DownstreamPanesTest {
+  private static final Duration L = StatelessOperatorsTest.LATENESS;
+
+  // Late panes seen downstream of the operators, over all seeds (the DirectRunner runs the
+  // assertions in this JVM): the rule must have been exercised.
+  private static final AtomicLong LATE_PANES = new AtomicLong();
+
+  @AfterAll
+  static void latePanesFired() {
+    assertTrue(LATE_PANES.get() > 0, "no late pane fired downstream in any case");
+  }
+
+  static LongStream seeds() {
+    return LongStream.range(0, 6);
+  }
+
+  /** Per seed: Filter, Map, FlatMap and the join; even seeds tumbling, odd sliding downstream. */
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("seeds")
+  void aLaterAggregationFiresTheSameOnTimePanesAndTheSameLateTotals(long seed, TestPipeline p) {
+    Duration lateness = seed % 4 < 2 ? L : Duration.ZERO;
+    WindowFn<Object, ?> downstream =
+        seed % 2 == 0
+            ? FixedWindows.of(Duration.millis(5))
+            : SlidingWindows.of(Duration.millis(10)).every(Duration.millis(5));
+    EventTimeStream<Integer> stream = RandomStreams.stream(seed, L, true);
+    PCollection<Integer> input = p.apply("Stream", stream.build());
+    compare(
+        "Filter",
+        input,
+        NativeReference.of(plain(Filter.by((Integer x) -> x % 3 != 1)), lateness),
+        AggregateFilter.by((Integer x) -> x % 3 != 1).withAllowedLateness(lateness),
+        downstream,
+        lateness);
+    compare(
+        "Map",
+        input,
+        NativeReference.of(
+            plain(MapElements.into(TypeDescriptors.integers()).via((Integer x) -> x % 4)),
+            lateness),
+        AggregateMap.into(TypeDescriptors.integers())
+            .via((Integer x) -> x % 4)
+            .withAllowedLateness(lateness),
+        downstream,
+        lateness);
+    compare(
+        "FlatMap",
+        input,
+        NativeReference.of(
+            plain(FlatMapElements.into(TypeDescriptors.integers()).via(DownstreamPanesTest::fan)),
+            lateness),
+        AggregateFlatMap.into(TypeDescriptors.integers())
+            .via(DownstreamPanesTest::fan)
+            .withAllowedLateness(lateness),
+        downstream,
+        lateness);
+    WindowSpec w = JoinTest.WINDOWS.get((int) (seed % 2));
+    PCollection<Integer> joinInput = p.apply("Join stream", JoinTest.stream(seed, w, true).build());
+    Duration joinLateness = lateness.getMillis() > 0 ? JoinTest.L : Duration.ZERO;
+    compare(
+        "Join",
+        joinInput,
+        JoinTest.nativeJoin(w, joinLateness),
+        JoinTest.aggregateJoin(w, joinLateness),
+        downstream,
+        joinLateness);
+    p.run();
+  }
+
+  /** x copies of x % 3: fan-out 0 to 4 with equal outputs. */
+  private static List<Integer> fan(Integer x) {
+    List<Integer> out = new ArrayList<>();
+    for (int i = 0; i < x % 5; i++) {
+      out.add(x % 3);
+    }
+    return out;
+  }
+
+  private static <I, O> PTransform<PCollection<I>, PCollection<O>> plain(
+      PTransform<? super PCollection<I>, PCollection<O>> transform) {
+    return new PTransform<>() {
+      @Override
+      public PCollection<O> expand(PCollection<I> input) {
+        return input.apply(transform);
+      }
+    };
+  }
+
+  private static <I, O> void compare(
+      String name,
+      PCollection<I> input,
+      PTransform<PCollection<I>, PCollection<O>> reference,
+      PTransform<PCollection<I>, PCollection<O>> candidate,
+      WindowFn<Object, ?> downstream,
+      Duration lateness) {
+    PCollection<String> panes =
+        PCollectionList.of(
+                counted(
+                    "reference", input.apply(name + " reference", reference), downstream, lateness))
+            .and(
+                counted(
+                    "aggregate", input.apply(name + " aggregate", candidate), downstream, lateness))
+            .apply(name + " panes", Flatten.pCollections());
+    PAssert.that(name + " downstream panes", panes)
+        .satisfies(
+            lines -> {
+              check(name, lines, lateness);
+              return null;
+            });
+  }
+
+  /** The later aggregation, each of its outputs as {@code side|window|element|timing|count}. */
+  private static <O> PCollection<String> counted(
+      String side, PCollection<O> outputs, WindowFn<Object, ?> downstream, Duration lateness) {
+    String prefix = outputs.getName() + " ";
+    return outputs
+        .apply(prefix + "as text", MapElements.into(TypeDescriptors.strings()).via(String::valueOf))
+        .apply(
+            prefix + "downstream windows",
+            Window.<String>into(downstream).withAllowedLateness(lateness).discardingFiredPanes())
+        .apply(prefix + "count", Count.perElement())
+        .apply(prefix + "observe", ParDo.of(new Observe(side)))
+        .apply(prefix + "global", Window.into(new GlobalWindows()));
+  }
+
+  private static final class Observe extends DoFn<KV<String, Long>, String> {
+    private final String side;
+
+    Observe(String side) {
+      this.side = side;
+    }
+
+    @ProcessElement
+    public void process(
+        @Element KV<String, Long> count,
+        BoundedWindow window,
+        PaneInfo pane,
+        OutputReceiver<String> out) {
+      out.output(
+          String.join(
+              "|",
+              side,
+              window.toString(),
+              count.getKey(),
+              pane.getTiming().name(),
+              Long.toString(count.getValue())));
+    }
+  }
+
+  private static void check(String name, Iterable<String> lines, Duration lateness) {
+    Map<String, Long> onTime = new TreeMap<>();
+    Map<String, Long> lateTotal = new TreeMap<>();
+    List<String> latePanesOfMore = new ArrayList<>();
+    for (String line : lines) {
+      String[] f = line.split("\\|", -1);
+      String cell = f[1] + " " + f[2];
+      long count = Long.parseLong(f[4]);
+      if (f[3].equals("LATE")) {
+        lateTotal.merge(f[0] + " " + cell, count, Long::sum);
+        if (f[0].equals("aggregate") && count != 1) {
+          latePanesOfMore.add(line);
+        }
+      } else {
+        onTime.merge(f[0] + " " + f[3] + " " + cell, count, Long::sum);
+      }
+    }
+    assertEquals(side(onTime, "reference"), side(onTime, "aggregate"), name + ": on-time panes");
+    assertEquals(
+        side(lateTotal, "reference"), side(lateTotal, "aggregate"), name + ": late totals");
+    assertTrue(
+        latePanesOfMore.isEmpty(), name + ": late panes of more than one: " + latePanesOfMore);
+    LATE_PANES.addAndGet(side(lateTotal, "aggregate").size());
+  }
+
+  private static Map<String, Long> side(Map<String, Long> all, String side) {
+    Map<String, Long> one = new TreeMap<>();
+    all.forEach(
+        (k, v) -> {
+          if (k.startsWith(side + " ")) {
+            one.put(k.substring(side.length() + 1), v);
+          }
+        });
+    return one;
+  }
+}

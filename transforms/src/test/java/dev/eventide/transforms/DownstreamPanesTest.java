@@ -81,7 +81,7 @@ class DownstreamPanesTest {
     compare(
         "Filter",
         input,
-        NativeReference.of(plain(Filter.by((Integer x) -> x % 3 != 1)), lateness),
+        NativeReference.of(NativeReference.exactly(Filter.by((Integer x) -> x % 3 != 1)), lateness),
         AggregateFilter.by((Integer x) -> x % 3 != 1).withAllowedLateness(lateness),
         downstream,
         lateness);
@@ -89,7 +89,8 @@ class DownstreamPanesTest {
         "Map",
         input,
         NativeReference.of(
-            plain(MapElements.into(TypeDescriptors.integers()).via((Integer x) -> x % 4)),
+            NativeReference.exactly(
+                MapElements.into(TypeDescriptors.integers()).via((Integer x) -> x % 4)),
             lateness),
         AggregateMap.into(TypeDescriptors.integers())
             .via((Integer x) -> x % 4)
@@ -100,7 +101,8 @@ class DownstreamPanesTest {
         "FlatMap",
         input,
         NativeReference.of(
-            plain(FlatMapElements.into(TypeDescriptors.integers()).via(DownstreamPanesTest::fan)),
+            NativeReference.exactly(
+                FlatMapElements.into(TypeDescriptors.integers()).via(DownstreamPanesTest::fan)),
             lateness),
         AggregateFlatMap.into(TypeDescriptors.integers())
             .via(DownstreamPanesTest::fan)
@@ -127,16 +129,6 @@ class DownstreamPanesTest {
       out.add(x % 3);
     }
     return out;
-  }
-
-  private static <I, O> PTransform<PCollection<I>, PCollection<O>> plain(
-      PTransform<? super PCollection<I>, PCollection<O>> transform) {
-    return new PTransform<>() {
-      @Override
-      public PCollection<O> expand(PCollection<I> input) {
-        return input.apply(transform);
-      }
-    };
   }
 
   private static <I, O> void compare(

@@ -30,6 +30,21 @@ final class NativeReference<InputT, OutputT>
     this.lateness = lateness;
   }
 
+  /**
+   * A native element-wise transform (typed {@code PCollection<? extends I>} in, like {@code
+   * MapElements}) as a transform of exactly its input type, as {@link #of} and the differential
+   * tests take it.
+   */
+  static <I, O> PTransform<PCollection<I>, PCollection<O>> exactly(
+      PTransform<? super PCollection<I>, PCollection<O>> transform) {
+    return new PTransform<>() {
+      @Override
+      public PCollection<O> expand(PCollection<I> input) {
+        return input.apply(transform);
+      }
+    };
+  }
+
   static <InputT, OutputT> NativeReference<InputT, OutputT> of(
       PTransform<PCollection<InputT>, PCollection<OutputT>> nativeTransform, Duration lateness) {
     return new NativeReference<>(nativeTransform, lateness);

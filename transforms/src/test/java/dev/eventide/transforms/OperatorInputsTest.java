@@ -79,17 +79,6 @@ class OperatorInputsTest {
     };
   }
 
-  /** A native element-wise transform as a transform of exactly its input type. */
-  private static <I, O> PTransform<PCollection<I>, PCollection<O>> plain(
-      PTransform<? super PCollection<I>, PCollection<O>> transform) {
-    return new PTransform<>() {
-      @Override
-      public PCollection<O> expand(PCollection<I> input) {
-        return input.apply(transform);
-      }
-    };
-  }
-
   @OnEachRunner
   void nullsPassThroughAsInTheNativeTransforms(TestPipeline p) {
     PCollection<String> input = withNulls(p);
@@ -190,14 +179,15 @@ class OperatorInputsTest {
     SerializableFunction<Integer, Boolean> odd = x -> x % 2 == 1;
     Differential.of(
             "native Filter forever",
-            NativeReference.of(plain(Filter.by(odd)), FOREVER),
+            NativeReference.of(NativeReference.exactly(Filter.by(odd)), FOREVER),
             "aggregate Filter forever",
             AggregateFilter.by(odd).withAllowedLateness(FOREVER))
         .assertSameOutput(input);
     Differential.of(
             "native Map forever",
             NativeReference.of(
-                plain(MapElements.into(TypeDescriptors.integers()).via((Integer x) -> x * 3)),
+                NativeReference.exactly(
+                    MapElements.into(TypeDescriptors.integers()).via((Integer x) -> x * 3)),
                 FOREVER),
             "aggregate Map forever",
             AggregateMap.into(TypeDescriptors.integers())

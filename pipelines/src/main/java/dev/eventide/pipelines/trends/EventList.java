@@ -2,19 +2,17 @@ package dev.eventide.pipelines.trends;
 
 import dev.eventide.trends.Event;
 import dev.eventide.trends.beam.EventCoder;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.coders.ByteArrayCoder;
+import org.apache.beam.sdk.coders.ListCoder;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.joda.time.Instant;
@@ -54,16 +52,11 @@ final class EventList extends PTransform<PBegin, PCollection<Event>> {
         .setCoder(EventCoder.of());
   }
 
+  private static final ListCoder<Event> SHARD = ListCoder.of(EventCoder.of());
+
   private static byte[] encode(List<Event> shard) {
     try {
-      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-      DataOutputStream out = new DataOutputStream(bytes);
-      out.writeInt(shard.size());
-      for (Event e : shard) {
-        EventCoder.of().encode(e, out);
-      }
-      out.flush();
-      return bytes.toByteArray();
+      return CoderUtils.encodeToByteArray(SHARD, shard);
     } catch (IOException e) {
       throw new UncheckedIOException("could not encode the events", e);
     }
@@ -72,10 +65,7 @@ final class EventList extends PTransform<PBegin, PCollection<Event>> {
   private static final class DecodeFn extends DoFn<byte[], Event> {
     @ProcessElement
     public void process(@Element byte[] shard, OutputReceiver<Event> out) throws IOException {
-      DataInputStream in = new DataInputStream(new ByteArrayInputStream(shard));
-      int count = in.readInt();
-      for (int i = 0; i < count; i++) {
-        Event e = EventCoder.of().decode(in);
+      for (Event e : CoderUtils.decodeFromByteArray(SHARD, shard)) {
         out.outputWithTimestamp(e, new Instant(e.time()));
       }
     }

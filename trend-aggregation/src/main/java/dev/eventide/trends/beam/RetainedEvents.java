@@ -3,8 +3,6 @@ package dev.eventide.trends.beam;
 import dev.eventide.tiering.store.BlockName;
 import dev.eventide.tiering.store.BlockStore;
 import dev.eventide.trends.Event;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -18,8 +16,10 @@ import java.util.Set;
 import java.util.function.LongPredicate;
 import org.apache.beam.sdk.coders.AtomicCoder;
 import org.apache.beam.sdk.coders.CoderException;
+import org.apache.beam.sdk.coders.ListCoder;
 import org.apache.beam.sdk.state.BagState;
 import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.util.CoderUtils;
 
 /**
  * The events one key of {@link TrendAggregateFn} keeps for re-evaluating windows with late events:
@@ -179,22 +179,20 @@ final class RetainedEvents {
     }
   }
 
+  private static final ListCoder<Event> BLOCK = ListCoder.of(EventCoder.of());
+
   private Block write(List<Event> events) {
     long min = Long.MAX_VALUE;
     long max = Long.MIN_VALUE;
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    for (Event e : events) {
+      min = Math.min(min, e.time());
+      max = Math.max(max, e.time());
+    }
     try {
-      DataOutputStream out = new DataOutputStream(bytes);
-      out.writeInt(events.size());
-      for (Event e : events) {
-        EventCoder.of().encode(e, out);
-        min = Math.min(min, e.time());
-        max = Math.max(max, e.time());
-      }
-      out.flush();
-      BlockName name = store.write(owner, bytes.toByteArray());
+      byte[] contents = CoderUtils.encodeToByteArray(BLOCK, events);
+      BlockName name = store.write(owner, contents);
       TrendMetrics.BLOCKS_WRITTEN.inc();
-      TrendMetrics.BYTES_WRITTEN.inc(bytes.size());
+      TrendMetrics.BYTES_WRITTEN.inc(contents.length);
       return new Block(name.path(), min, max, events.size());
     } catch (IOException e) {
       throw new IllegalStateException(
@@ -212,16 +210,11 @@ final class RetainedEvents {
 
   private List<Event> read(Block b) {
     try {
-      byte[] contents = store.read(b.name());
+      List<Event> events = CoderUtils.decodeFromByteArray(BLOCK, store.read(b.name()));
       TrendMetrics.BLOCKS_READ.inc();
-      DataInputStream in = new DataInputStream(new ByteArrayInputStream(contents));
-      int count = in.readInt();
-      if (count != b.events()) {
-        throw new IOException("holds " + count + " events where the manifest says " + b.events());
-      }
-      List<Event> events = new ArrayList<>(count);
-      for (int i = 0; i < count; i++) {
-        events.add(EventCoder.of().decode(in));
+      if (events.size() != b.events()) {
+        throw new IOException(
+            "holds " + events.size() + " events where the manifest says " + b.events());
       }
       return events;
     } catch (IOException e) {

@@ -79,45 +79,41 @@ class OperatorInputsTest {
     };
   }
 
+  /** Same values at the same timestamps, native (nulls in its output coder) vs Aggregate-built. */
+  private static void sameValues(
+      String name,
+      PTransform<? super PCollection<String>, PCollection<String>> nativeTransform,
+      PTransform<PCollection<String>, PCollection<String>> aggregate,
+      PCollection<String> input) {
+    Differential.of("native " + name, nullable(nativeTransform), "aggregate " + name, aggregate)
+        .ignoring(Differential.Field.WINDOW, Differential.Field.PANE_TIMING)
+        .assertSameOutput(input);
+  }
+
   @OnEachRunner
   void nullsPassThroughAsInTheNativeTransforms(TestPipeline p) {
     PCollection<String> input = withNulls(p);
-    Differential.of(
-            "native Map",
-            nullable(MapElements.into(TypeDescriptors.strings()).via(MAP)),
-            "aggregate Map",
-            AggregateMap.into(TypeDescriptors.strings()).via(MAP).withOutputCoder(NULLABLE))
-        .ignoring(Differential.Field.WINDOW, Differential.Field.PANE_TIMING)
-        .assertSameOutput(input);
-    Differential.of(
-            "native Filter",
-            nullable(Filter.by(KEEP)),
-            "aggregate Filter",
-            AggregateFilter.by(KEEP))
-        .ignoring(Differential.Field.WINDOW, Differential.Field.PANE_TIMING)
-        .assertSameOutput(input);
-    Differential.of(
-            "native FlatMap",
-            nullable(FlatMapElements.into(TypeDescriptors.strings()).via(FLAT_MAP)),
-            "aggregate FlatMap",
-            AggregateFlatMap.into(TypeDescriptors.strings())
-                .via(FLAT_MAP)
-                .withOutputCoder(NULLABLE))
-        .ignoring(Differential.Field.WINDOW, Differential.Field.PANE_TIMING)
-        .assertSameOutput(input);
-    Differential.of(
-            "native unrolled FlatMap",
-            nullable(FlatMapElements.into(TypeDescriptors.strings()).via(FLAT_MAP)),
-            "aggregate unrolled FlatMap",
-            new PTransform<PCollection<String>, PCollection<String>>() {
-              @Override
-              public PCollection<String> expand(PCollection<String> in) {
-                return in.apply(Embed.flatMap(FLAT_MAP, NULLABLE))
-                    .apply(Unwrap.<String>unrolled(4));
-              }
-            })
-        .ignoring(Differential.Field.WINDOW, Differential.Field.PANE_TIMING)
-        .assertSameOutput(input);
+    sameValues(
+        "Map",
+        MapElements.into(TypeDescriptors.strings()).via(MAP),
+        AggregateMap.into(TypeDescriptors.strings()).via(MAP).withOutputCoder(NULLABLE),
+        input);
+    sameValues("Filter", Filter.by(KEEP), AggregateFilter.by(KEEP), input);
+    sameValues(
+        "FlatMap",
+        FlatMapElements.into(TypeDescriptors.strings()).via(FLAT_MAP),
+        AggregateFlatMap.into(TypeDescriptors.strings()).via(FLAT_MAP).withOutputCoder(NULLABLE),
+        input);
+    sameValues(
+        "unrolled FlatMap",
+        FlatMapElements.into(TypeDescriptors.strings()).via(FLAT_MAP),
+        new PTransform<PCollection<String>, PCollection<String>>() {
+          @Override
+          public PCollection<String> expand(PCollection<String> in) {
+            return in.apply(Embed.flatMap(FLAT_MAP, NULLABLE)).apply(Unwrap.<String>unrolled(4));
+          }
+        },
+        input);
     p.run().waitUntilFinish();
   }
 

@@ -8,6 +8,7 @@ import org.apache.beam.sdk.coders.InstantCoder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.coders.VoidCoder;
+import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
 import org.apache.beam.sdk.state.TimeDomain;
@@ -185,6 +186,8 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
     private final Duration lateness;
     private final long maxIterations;
     private final FiringMarker<T> firingMarker;
+    private final Counter iterations = TransformMetrics.loopIterations();
+    private final Counter lateCopies = TransformMetrics.lateTuples();
 
     LoopFn(
         Aggregate.MultiWindowFunction<T, T, T> outputFn,
@@ -213,6 +216,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
         Long looped = lateLoops.read();
         long loop = looped == null ? 1 : looped + 1;
         lateLoops.write(loop);
+        lateCopies.inc();
         expire.withNoOutputTimestamp().set(expiry(tau));
         iterate(tuple, tau, 1, -loop, PaneInfo.Timing.LATE, loop, out);
         return;
@@ -272,7 +276,8 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
       if (next != null) {
         next = firingMarker.mark(next, firing, timing == PaneInfo.Timing.LATE);
       }
-      for (long iteration = 1; next != null; iteration++) {
+      long iteration = 1;
+      for (; next != null; iteration++) {
         if (iteration > maxIterations) {
           throw new IllegalStateException(
               String.format(
@@ -285,6 +290,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
         out.builder(next).setPaneInfo(pane).output();
         next = firstOrNull(outputFn.apply(window, next, List.of(next)));
       }
+      iterations.inc(iteration - 1); // once per firing: a metric update per output costs
     }
 
     private static <T> T firstOrNull(Iterable<T> outputs) {

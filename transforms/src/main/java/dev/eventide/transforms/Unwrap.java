@@ -76,7 +76,9 @@ public final class Unwrap<T> extends PTransform<PCollection<Embedded<T>>, PColle
                 coder,
                 (window, tuple, copies) -> {
                   if (tuple.isFromEmbed()) {
-                    return Optional.of(tuple.firstOf(copies.size()));
+                    Embedded<T> first = tuple.firstOf(copies.size());
+                    TransformMetrics.unwrappedListSize().update(first.size());
+                    return Optional.of(first);
                   }
                   // Positions are unique per loop, so a looped tuple never meets a copy.
                   return tuple.next();

@@ -39,6 +39,7 @@ import org.joda.time.Instant;
 public final class EventTimeStream<T> {
   private final Coder<T> coder;
   private final List<Step<T>> steps = new ArrayList<>();
+  private final GatedReplay.Builder<T> replay;
   private final List<TimestampedValue<T>> kept = new ArrayList<>();
   private final List<TimestampedValue<T>> dropped = new ArrayList<>();
   private WindowFn<Object, BoundedWindow> windowFn;
@@ -47,6 +48,7 @@ public final class EventTimeStream<T> {
 
   private EventTimeStream(Coder<T> coder) {
     this.coder = coder;
+    this.replay = GatedReplay.builder(coder);
   }
 
   /** Returns an empty stream of elements encoded with {@code coder}. */
@@ -147,6 +149,7 @@ public final class EventTimeStream<T> {
     }
     watermark = newWatermark;
     steps.add(builder -> builder.advanceWatermarkTo(newWatermark));
+    replay.advanceWatermarkTo(newWatermark);
     return this;
   }
 
@@ -174,10 +177,20 @@ public final class EventTimeStream<T> {
     return builder.advanceWatermarkToInfinity();
   }
 
+  /**
+   * Returns the same scenario as a {@link GatedReplay}: for runners whose {@code TestStream} lets
+   * elements overtake watermarks (Flink), a source that waits at each watermark advance until the
+   * watermark has reached its consumers, so that the elements this stream calls late are late.
+   */
+  public GatedReplay<T> replay() {
+    return replay.build();
+  }
+
   private EventTimeStream<T> add(T value, Instant timestamp, boolean keep) {
     TimestampedValue<T> element = TimestampedValue.of(value, timestamp);
     (keep ? kept : dropped).add(element);
     steps.add(builder -> builder.addElements(element));
+    replay.add(value, timestamp);
     return this;
   }
 

@@ -66,10 +66,13 @@ import org.joda.time.Instant;
  * in the global window) takes, reports W as its watermark, and reads nothing more until the probe's
  * event-time timer has seen its input watermark reach W. The probe reads the same operator output
  * as the consumers, and a runner passes a watermark to all of an operator's consumers before any
- * element emitted after it, so every consumer sees W before the elements that follow it. The probe
- * tells the source through memory of this JVM: the DirectRunner and embedded Flink (tested with
- * parallelism 1). On a runner in other processes the gate never opens, and the source fails after
- * {@link #MAX_WAIT} instead of hanging.
+ * element emitted after it, so every consumer sees W before the elements that follow it. That holds
+ * along one channel only: a step with two inputs (a {@code CoGroupByKey}) takes the minimum of
+ * their watermarks and can read an element on one before the watermark on the other. For such
+ * transforms, {@link #probed} adds a probe on the transform's output, and the gate waits for every
+ * probe. The probes tell the source through memory of this JVM: the DirectRunner and embedded Flink
+ * (tested with parallelism 1). On a runner in other processes the gate never opens, and the source
+ * fails after {@link #MAX_WAIT} instead of hanging.
  */
 public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
   /** How long the source waits for one watermark to be observed before it fails. */
@@ -456,9 +459,7 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
 
     @Override
     public Instant getCurrentTimestamp() {
-      if (current == null) {
-        throw new NoSuchElementException("no current element");
-      }
+      getCurrent();
       return currentTimestamp;
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.eventide.testing.streams.EventTimeStream;
+import dev.eventide.testing.streams.GatedReplay;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,7 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -56,7 +58,7 @@ class DownstreamPanesTest {
 
   // Late panes seen downstream of the operators, over all seeds (the DirectRunner runs the
   // assertions in this JVM): the rule must have been exercised.
-  private static final AtomicLong LATE_PANES = new AtomicLong();
+  static final AtomicLong LATE_PANES = new AtomicLong();
 
   @AfterAll
   static void latePanesFired() {
@@ -71,22 +73,33 @@ class DownstreamPanesTest {
   @ParameterizedTest(name = "seed {0}")
   @MethodSource("seeds")
   void aLaterAggregationFiresTheSameOnTimePanesAndTheSameLateTotals(long seed, TestPipeline p) {
+    compareOperators(seed, p, false);
+    p.run();
+  }
+
+  /**
+   * Adds the four comparisons of one seed to {@code p}. With {@code gated}, the streams are
+   * replayed through a {@link GatedReplay} that waits, at each watermark advance, until the
+   * watermark has come out of every compared side's downstream count (for runners whose {@code
+   * TestStream} lets elements overtake watermarks).
+   */
+  static void compareOperators(long seed, TestPipeline p, boolean gated) {
     Duration lateness = seed % 4 < 2 ? L : Duration.ZERO;
     WindowFn<Object, ?> downstream =
         seed % 2 == 0
             ? FixedWindows.of(Duration.millis(5))
             : SlidingWindows.of(Duration.millis(10)).every(Duration.millis(5));
-    EventTimeStream<Integer> stream = RandomStreams.stream(seed, L, true);
-    PCollection<Integer> input = p.apply("Stream", stream.build());
+    Sides<Integer> input =
+        Sides.of(p, "Stream " + seed, RandomStreams.stream(seed, L, true), gated);
     compare(
-        "Filter",
+        "Filter " + seed,
         input,
         NativeReference.of(NativeReference.exactly(Filter.by((Integer x) -> x % 3 != 1)), lateness),
         AggregateFilter.by((Integer x) -> x % 3 != 1).withAllowedLateness(lateness),
         downstream,
         lateness);
     compare(
-        "Map",
+        "Map " + seed,
         input,
         NativeReference.of(
             NativeReference.exactly(
@@ -98,7 +111,7 @@ class DownstreamPanesTest {
         downstream,
         lateness);
     compare(
-        "FlatMap",
+        "FlatMap " + seed,
         input,
         NativeReference.of(
             NativeReference.exactly(
@@ -110,16 +123,39 @@ class DownstreamPanesTest {
         downstream,
         lateness);
     WindowSpec w = JoinTest.WINDOWS.get((int) (seed % 2));
-    PCollection<Integer> joinInput = p.apply("Join stream", JoinTest.stream(seed, w, true).build());
+    Sides<Integer> joinInput =
+        Sides.of(p, "Join stream " + seed, JoinTest.stream(seed, w, true), gated);
     Duration joinLateness = lateness.getMillis() > 0 ? JoinTest.L : Duration.ZERO;
     compare(
-        "Join",
+        "Join " + seed,
         joinInput,
         JoinTest.nativeJoin(w, joinLateness),
         JoinTest.aggregateJoin(w, joinLateness),
         downstream,
         joinLateness);
-    p.run();
+  }
+
+  /** The input of the compared sides, and the gate that waits for them if it is replayed. */
+  private static final class Sides<I> {
+    final PCollection<I> input;
+    final @Nullable GatedReplay<I> replay;
+
+    private Sides(PCollection<I> input, @Nullable GatedReplay<I> replay) {
+      this.input = input;
+      this.replay = replay;
+    }
+
+    static <I> Sides<I> of(TestPipeline p, String name, EventTimeStream<I> s, boolean gated) {
+      if (!gated) {
+        return new Sides<>(p.apply(name, s.build()), null);
+      }
+      GatedReplay<I> replay = s.replay();
+      return new Sides<>(p.apply(name, replay), replay);
+    }
+
+    PCollection<String> apply(String name, PTransform<PCollection<I>, PCollection<String>> side) {
+      return input.apply(name, replay == null ? side : replay.probed(side));
+    }
   }
 
   /** x copies of x % 3: fan-out 0 to 4 with equal outputs. */
@@ -133,18 +169,18 @@ class DownstreamPanesTest {
 
   private static <I, O> void compare(
       String name,
-      PCollection<I> input,
+      Sides<I> input,
       PTransform<PCollection<I>, PCollection<O>> reference,
       PTransform<PCollection<I>, PCollection<O>> candidate,
       WindowFn<Object, ?> downstream,
       Duration lateness) {
     PCollection<String> panes =
         PCollectionList.of(
-                counted(
-                    "reference", input.apply(name + " reference", reference), downstream, lateness))
+                input.apply(
+                    name + " reference", counted("reference", reference, downstream, lateness)))
             .and(
-                counted(
-                    "aggregate", input.apply(name + " aggregate", candidate), downstream, lateness))
+                input.apply(
+                    name + " aggregate", counted("aggregate", candidate, downstream, lateness)))
             .apply(name + " panes", Flatten.pCollections());
     PAssert.that(name + " downstream panes", panes)
         .satisfies(
@@ -154,18 +190,31 @@ class DownstreamPanesTest {
             });
   }
 
-  /** The later aggregation, each of its outputs as {@code side|window|element|timing|count}. */
-  private static <O> PCollection<String> counted(
-      String side, PCollection<O> outputs, WindowFn<Object, ?> downstream, Duration lateness) {
-    String prefix = outputs.getName() + " ";
-    return outputs
-        .apply(prefix + "as text", MapElements.into(TypeDescriptors.strings()).via(String::valueOf))
-        .apply(
-            prefix + "downstream windows",
-            Window.<String>into(downstream).withAllowedLateness(lateness).discardingFiredPanes())
-        .apply(prefix + "count", Count.perElement())
-        .apply(prefix + "observe", ParDo.of(new Observe(side)))
-        .apply(prefix + "global", Window.into(new GlobalWindows()));
+  /**
+   * The operator, then the later aggregation, each of its outputs as {@code
+   * side|window|element|timing|count}.
+   */
+  private static <I, O> PTransform<PCollection<I>, PCollection<String>> counted(
+      String side,
+      PTransform<PCollection<I>, PCollection<O>> operator,
+      WindowFn<Object, ?> downstream,
+      Duration lateness) {
+    return new PTransform<>() {
+      @Override
+      public PCollection<String> expand(PCollection<I> input) {
+        return input
+            .apply("operator", operator)
+            .apply("as text", MapElements.into(TypeDescriptors.strings()).via(String::valueOf))
+            .apply(
+                "downstream windows",
+                Window.<String>into(downstream)
+                    .withAllowedLateness(lateness)
+                    .discardingFiredPanes())
+            .apply("count", Count.perElement())
+            .apply("observe", ParDo.of(new Observe(side)))
+            .apply("global", Window.into(new GlobalWindows()));
+      }
+    };
   }
 
   private static final class Observe extends DoFn<KV<String, Long>, String> {

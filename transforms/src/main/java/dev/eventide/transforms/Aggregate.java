@@ -3,10 +3,8 @@ package dev.eventide.transforms;
 import com.google.auto.value.AutoValue;
 import java.io.Serializable;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
-import org.apache.beam.sdk.coders.BooleanCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -50,7 +48,10 @@ import org.joda.time.Duration;
  *
  * <p>In Beam: {@code Window.into} (fixed or sliding, {@code END_OF_WINDOW} timestamps, discarding,
  * allowed lateness L), then keys, {@code GroupByKey} and one step that emits the outputs. Cost: one
- * shuffle; each instance's tuples are held in runner state until it fires.
+ * shuffle; each instance's tuples are held in runner state until it fires. An Aggregate over δ
+ * windows keyed by all attributes ({@link #byAllAttributes}), whose instances are one tuple at one
+ * timestamp, is rendered instead as one stateful step keyed by tuple and timestamp that counts the
+ * copies (the same semantics; one shuffle, and a count in state rather than the tuples).
  *
  * @param <InputT> the tuples' type
  * @param <KeyT> f_K's result; its coder must be deterministic, because keys are compared by their
@@ -87,11 +88,14 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
   abstract boolean atMostOne();
 
-  // Keyed by all attributes (f_K is the identity): the shuffle carries only the key.
+  // Over δ windows keyed by all attributes (f_K is the identity): a TupleInstanceStep.
   abstract boolean keyedByTuple();
 
   // Keys whose tuples were late upstream; their outputs go in late panes. Null: Beam's panes.
   abstract @Nullable SerializableFunction<KeyT, Boolean> lateKeys();
+
+  // Counts the late and dropped tuples of its input: set on an operator's first step.
+  abstract boolean countsLateness();
 
   abstract Builder<InputT, KeyT, OutputT> toBuilder();
 
@@ -116,6 +120,8 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
     abstract Builder<InputT, KeyT, OutputT> setLateKeys(
         @Nullable SerializableFunction<KeyT, Boolean> lateKeys);
+
+    abstract Builder<InputT, KeyT, OutputT> setCountsLateness(boolean countsLateness);
 
     abstract Aggregate<InputT, KeyT, OutputT> build();
   }
@@ -198,7 +204,17 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
         .setKeyCoder(keyCoder)
         .setOutputCoder(outputCoder)
         .setAllowedLateness(Duration.ZERO)
-        .setKeyedByTuple(false);
+        .setKeyedByTuple(false)
+        .setCountsLateness(false);
+  }
+
+  /**
+   * Returns the same Aggregate counting its late and dropped input tuples in {@link
+   * TransformMetrics} (an Aggregate over δ windows keyed by all attributes only): an operator's
+   * first step, which sees the operator's input.
+   */
+  Aggregate<InputT, KeyT, OutputT> countingLateness() {
+    return toBuilder().setCountsLateness(true).build();
   }
 
   /**
@@ -255,6 +271,19 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
   @Override
   public PCollection<OutputT> expand(PCollection<InputT> input) {
+    if (keyedByTuple()) {
+      // δ windows keyed by all attributes: each instance is one tuple at one timestamp, counted
+      // by a stateful step instead of grouped by a GroupByKey.
+      return input.apply(
+          atMostOne() ? "AggregateAtMostOnePerInstance" : "AggregatePerInstance",
+          new TupleInstanceStep<>(
+              tupleCoder(),
+              selfMultiOutputFn(),
+              outputCoder(),
+              allowedLateness(),
+              selfLateKeys(),
+              countsLateness()));
+    }
     PCollection<InputT> windowed =
         input.apply(
             "Window",
@@ -266,16 +295,6 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
                 .withTimestampCombiner(TimestampCombiner.END_OF_WINDOW)
                 .discardingFiredPanes());
     String emit = atMostOne() ? "EmitAtMostOne" : "EmitOutputs";
-    if (keyedByTuple()) {
-      // Every tuple of a group equals its key, so the shuffle carries the key and a marker: half
-      // the bytes, and a null tuple never becomes a null value, which Flink's state cannot hold.
-      return windowed
-          .apply("KeyByAllAttributes", ParDo.of(new KeyBySelfFn<InputT>()))
-          .setCoder(KvCoder.of(tupleCoder(), BooleanCoder.of()))
-          .apply("GroupByKeyAndWindow", GroupByKey.create())
-          .apply(emit, ParDo.of(new EmitFn<>(selfOutputFn(), selfLateKeys())))
-          .setCoder(outputCoder());
-    }
     return windowed
         .apply("KeyBy", ParDo.of(new KeyByFn<>(keyFn())))
         .setCoder(KvCoder.of(keyCoder(), input.getCoder()))
@@ -294,18 +313,10 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
     };
   }
 
-  /** f_O over a group keyed by its tuple: as many copies of the key as markers. */
+  /** f_O of a tuple-keyed Aggregate, whose keys are its tuples. */
   @SuppressWarnings("unchecked")
-  private GroupFunction<InputT, Boolean, OutputT> selfOutputFn() {
-    MultiWindowFunction<InputT, InputT, OutputT> f =
-        (MultiWindowFunction<InputT, InputT, OutputT>) outputFn();
-    return (window, tuple, markers) -> {
-      int copies = 0;
-      for (Boolean ignored : markers) {
-        copies++;
-      }
-      return f.apply(window, tuple, Collections.nCopies(copies, tuple));
-    };
+  private MultiWindowFunction<InputT, InputT, OutputT> selfMultiOutputFn() {
+    return (MultiWindowFunction<InputT, InputT, OutputT>) outputFn();
   }
 
   /** The coder of a tuple-keyed Aggregate's keys, which are its tuples. */
@@ -342,13 +353,6 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
         PaneInfo.Timing.LATE,
         pane.getIndex(),
         pane.getNonSpeculativeIndex());
-  }
-
-  private static final class KeyBySelfFn<T> extends DoFn<T, KV<T, Boolean>> {
-    @ProcessElement
-    public void process(@Element T tuple, OutputReceiver<KV<T, Boolean>> out) {
-      out.output(KV.of(tuple, true));
-    }
   }
 
   private static final class KeyByFn<InputT, KeyT> extends DoFn<InputT, KV<KeyT, InputT>> {

@@ -263,7 +263,8 @@ public final class AggregateJoin {
                       left.getCoder(),
                       (w, t, copies) -> Optional.of(new JoinSides<L, R>(copies, List.of())),
                       sidesCoder)
-                  .withAllowedLateness(wrapLateness));
+                  .withAllowedLateness(wrapLateness)
+                  .countingLateness());
       PCollection<JoinSides<L, R>> rights =
           right.apply(
               "A2 (wrap right)",
@@ -271,7 +272,8 @@ public final class AggregateJoin {
                       right.getCoder(),
                       (w, t, copies) -> Optional.of(new JoinSides<L, R>(List.of(), copies)),
                       sidesCoder)
-                  .withAllowedLateness(wrapLateness));
+                  .withAllowedLateness(wrapLateness)
+                  .countingLateness());
       return PCollectionList.of(lefts).and(rights).apply("P1 (flatten)", Flatten.pCollections());
     }
 

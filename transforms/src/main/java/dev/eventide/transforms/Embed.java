@@ -56,7 +56,8 @@ public final class Embed<InputT, OutputT>
                       : Optional.of(Embedded.of(items, copies.size()));
                 },
                 Embedded.EmbeddedCoder.of(itemCoder))
-            .withAllowedLateness(allowedLateness);
+            .withAllowedLateness(allowedLateness)
+            .countingLateness();
     return input.apply("EmbedFlatMap", embed);
   }
 }

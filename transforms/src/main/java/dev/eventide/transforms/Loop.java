@@ -150,7 +150,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
         .add(DisplayData.item("maxIterations", maxIterations));
   }
 
-  private static final class KeyByTupleAndTimestampFn<T> extends DoFn<T, KV<KV<T, Instant>, Void>> {
+  static final class KeyByTupleAndTimestampFn<T> extends DoFn<T, KV<KV<T, Instant>, Void>> {
     @ProcessElement
     public void process(
         @Element T tuple,
@@ -187,7 +187,6 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
     private final long maxIterations;
     private final FiringMarker<T> firingMarker;
     private final Counter iterations = TransformMetrics.loopIterations();
-    private final Counter lateCopies = TransformMetrics.lateTuples();
 
     LoopFn(
         Aggregate.MultiWindowFunction<T, T, T> outputFn,
@@ -216,7 +215,6 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
         Long looped = lateLoops.read();
         long loop = looped == null ? 1 : looped + 1;
         lateLoops.write(loop);
-        lateCopies.inc();
         expire.withNoOutputTimestamp().set(expiry(tau));
         iterate(tuple, tau, 1, -loop, PaneInfo.Timing.LATE, loop, out);
         return;

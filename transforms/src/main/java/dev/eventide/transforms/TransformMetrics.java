@@ -13,12 +13,14 @@ import org.apache.beam.sdk.metrics.Metrics;
  *       unwrapped tuple).
  *   <li>{@value #UNWRAPPED_LIST_SIZE}: a distribution of the sizes of the embedded lists X unwraps
  *       (its max is the longest).
- *   <li>{@value #LATE_TUPLES}: late copies the loop processed (for X, the late outputs of E that
- *       arrived within the allowed lateness and were unwrapped).
+ *   <li>{@value #LATE_TUPLES}: input tuples that arrived after the watermark had passed their
+ *       timestamp and were still processed, within the allowed lateness (counted by an operator's
+ *       first step: E_FM for Filter, Map and FlatMap, the wrappers A1 and A2 for the join).
+ *   <li>{@value #DROPPED_TUPLES}: input tuples dropped as late beyond the allowed lateness (the
+ *       same steps).
  * </ul>
  *
- * <p>Tuples late beyond the allowed lateness are dropped by the operators' first {@code
- * GroupByKey}, which counts them in Beam's own counter {@code droppedDueToLateness} of that step.
+ * <p>Counters sum over every step that reports them; Beam's metric results also name the step.
  */
 public final class TransformMetrics {
   /** The namespace of every operator metric. */
@@ -27,6 +29,7 @@ public final class TransformMetrics {
   public static final String LOOP_ITERATIONS = "loopIterations";
   public static final String UNWRAPPED_LIST_SIZE = "unwrappedListSize";
   public static final String LATE_TUPLES = "lateTuplesProcessed";
+  public static final String DROPPED_TUPLES = "tuplesDroppedBeyondLateness";
 
   private TransformMetrics() {}
 
@@ -40,5 +43,9 @@ public final class TransformMetrics {
 
   static Counter lateTuples() {
     return Metrics.counter(NAMESPACE, LATE_TUPLES);
+  }
+
+  static Counter droppedTuples() {
+    return Metrics.counter(NAMESPACE, DROPPED_TUPLES);
   }
 }

@@ -25,7 +25,7 @@ class TransformMetricsTest {
   private static final Duration L = Duration.millis(100);
 
   @OnEachRunner(dev.eventide.testing.runners.TestRunner.DIRECT)
-  void countLoopIterationsUnwrappedListsAndLateTuples(TestPipeline p) {
+  void countLoopIterationsUnwrappedListsAndLateAndDroppedInputs(TestPipeline p) {
     // Each x becomes x copies of itself: lists of 3, 2, 3 on time, 4 late, and 5 dropped.
     EventTimeStream<Integer> s =
         EventTimeStream.of(VarIntCoder.of())
@@ -49,6 +49,7 @@ class TransformMetricsTest {
 
     assertEquals(12, counter(result, TransformMetrics.LOOP_ITERATIONS), "one per output");
     assertEquals(1, counter(result, TransformMetrics.LATE_TUPLES), "the late 4");
+    assertEquals(1, counter(result, TransformMetrics.DROPPED_TUPLES), "the 5 beyond lateness");
     DistributionResult sizes = distribution(result, TransformMetrics.UNWRAPPED_LIST_SIZE);
     assertEquals(4, sizes.getCount(), "lists unwrapped");
     assertEquals(4, sizes.getMax(), "the longest list");

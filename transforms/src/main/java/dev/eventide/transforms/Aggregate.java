@@ -26,7 +26,6 @@ import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.windowing.DefaultTrigger;
-import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
@@ -105,7 +104,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
   // Over δ windows keyed by all attributes (f_K is the identity): a TupleInstanceStep.
   abstract boolean keyedByTuple();
 
-  // Keys whose tuples were late upstream; their outputs go in late panes. Null: Beam's panes.
+  // Keys whose tuples were late upstream; their outputs go in late panes. Null: by the watermark.
   abstract @Nullable SerializableFunction<KeyT, Boolean> lateKeys();
 
   // Counts the late and dropped tuples of its input: set on an operator's first step.
@@ -249,7 +248,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
    * panes, even where its own window is on time. X's last step uses it: a pending loop firing holds
    * the watermark back, so X's last step can see a looped tuple on time, yet an output unwrapped
    * from a late input is late, as the output of Beam's element-wise transforms keeps its input's
-   * pane.
+   * pane. (Aggregates over δ windows keyed by all attributes only.)
    */
   Aggregate<InputT, KeyT, OutputT> keepingLatenessOf(SerializableFunction<KeyT, Boolean> isLate) {
     return toBuilder().setLateKeys(isLate).build();
@@ -313,7 +312,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
         .apply("KeyBy", ParDo.of(new KeyByFn<>(keyFn())))
         .setCoder(KvCoder.of(keyCoder(), input.getCoder()))
         .apply("GroupByKeyAndWindow", GroupByKey.create())
-        .apply(emit, ParDo.of(new EmitFn<KeyT, InputT, OutputT>(valuesOutputFn(), lateKeys())))
+        .apply(emit, ParDo.of(new EmitFn<KeyT, InputT, OutputT>(valuesOutputFn())))
         .setCoder(outputCoder());
   }
 
@@ -360,15 +359,6 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
         .add(DisplayData.item("variant", atMostOne() ? "A" : "A+"));
   }
 
-  private static PaneInfo asLate(PaneInfo pane) {
-    return PaneInfo.createPane(
-        pane.isFirst(),
-        pane.isLast(),
-        PaneInfo.Timing.LATE,
-        pane.getIndex(),
-        pane.getNonSpeculativeIndex());
-  }
-
   private static final class KeyByFn<InputT, KeyT> extends DoFn<InputT, KV<KeyT, InputT>> {
     private final SerializableFunction<InputT, KeyT> keyFn;
 
@@ -384,17 +374,13 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
   /**
    * Calls f_O on a fired pane's tuples; outputs take the pane's timestamp, the window's end − δ,
-   * and the pane itself, unless the key was late upstream.
+   * and the pane itself.
    */
   private static final class EmitFn<K, V, OutputT> extends DoFn<KV<K, Iterable<V>>, OutputT> {
     private final GroupFunction<K, V, OutputT> outputFn;
-    private final @Nullable SerializableFunction<K, Boolean> lateKeys;
 
-    EmitFn(
-        GroupFunction<K, V, OutputT> outputFn,
-        @Nullable SerializableFunction<K, Boolean> lateKeys) {
+    EmitFn(GroupFunction<K, V, OutputT> outputFn) {
       this.outputFn = outputFn;
-      this.lateKeys = lateKeys;
     }
 
     @ProcessElement
@@ -409,16 +395,8 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
       if (!group.getValue().iterator().hasNext()) {
         return;
       }
-      boolean relabel =
-          lateKeys != null
-              && pane.getTiming() != PaneInfo.Timing.LATE
-              && lateKeys.apply(group.getKey());
       for (OutputT output : outputFn.apply(window, group.getKey(), group.getValue())) {
-        if (relabel) {
-          out.builder(output).setPaneInfo(asLate(pane)).output();
-        } else {
-          out.output(output);
-        }
+        out.output(output);
       }
     }
   }
@@ -470,24 +448,14 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
     @Override
     public PCollection<OutputT> expand(PCollection<T> input) {
       return input
-          .apply(
-              "GlobalWindow",
-              Window.<T>into(new GlobalWindows())
-                  .triggering(DefaultTrigger.of())
-                  .withAllowedLateness(Duration.ZERO)
-                  .discardingFiredPanes())
+          .apply("GlobalWindow", Loop.<T>intoGlobalWindow())
           .apply("KeyByAllAttributesAndTimestamp", ParDo.of(new Loop.KeyByTupleAndTimestampFn<T>()))
           .setCoder(KvCoder.of(KvCoder.of(tupleCoder, InstantCoder.of()), VoidCoder.of()))
           .apply(
               "AggregatePerInstance",
               ParDo.of(new InstanceFn<>(outputFn, allowedLateness, lateKeys, countsLateness)))
           .setCoder(outputCoder)
-          .apply(
-              "DeltaWindows",
-              Window.<OutputT>into(WindowSpec.delta().windowFn())
-                  .triggering(DefaultTrigger.of())
-                  .withAllowedLateness(allowedLateness)
-                  .discardingFiredPanes());
+          .apply("DeltaWindows", Loop.<OutputT>intoDeltaWindows(allowedLateness));
     }
 
     /**

@@ -122,24 +122,14 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
     // holds a stateful step's output watermark at each live window's end until the window
     // expires, which would hold everything downstream back by L. The loop keeps its own expiry.
     return input
-        .apply(
-            "GlobalWindow",
-            Window.<T>into(new GlobalWindows())
-                .triggering(DefaultTrigger.of())
-                .withAllowedLateness(Duration.ZERO)
-                .discardingFiredPanes())
+        .apply("GlobalWindow", intoGlobalWindow())
         .apply("KeyByAllAttributesAndTimestamp", ParDo.of(new KeyByTupleAndTimestampFn<T>()))
         .setCoder(KvCoder.of(KvCoder.of(tupleCoder, InstantCoder.of()), VoidCoder.of()))
         .apply(
             "IterateUntilEmpty",
             ParDo.of(new LoopFn<>(aggregate.outputFn(), lateness, maxIterations, firingMarker)))
         .setCoder(tupleCoder)
-        .apply(
-            "DeltaWindows",
-            Window.<T>into(WindowSpec.delta().windowFn())
-                .triggering(DefaultTrigger.of())
-                .withAllowedLateness(lateness)
-                .discardingFiredPanes());
+        .apply("DeltaWindows", intoDeltaWindows(lateness));
   }
 
   @Override
@@ -148,6 +138,22 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
     builder
         .add(DisplayData.item("allowedLateness", aggregate.getAllowedLateness()).withLabel("L"))
         .add(DisplayData.item("maxIterations", maxIterations));
+  }
+
+  /** Into the global window, where a step keyed by tuple and timestamp keeps its state. */
+  static <T> Window<T> intoGlobalWindow() {
+    return Window.<T>into(new GlobalWindows())
+        .triggering(DefaultTrigger.of())
+        .withAllowedLateness(Duration.ZERO)
+        .discardingFiredPanes();
+  }
+
+  /** Back into δ windows with allowed lateness L, as a δ-window GroupByKey's outputs are. */
+  static <T> Window<T> intoDeltaWindows(Duration lateness) {
+    return Window.<T>into(WindowSpec.delta().windowFn())
+        .triggering(DefaultTrigger.of())
+        .withAllowedLateness(lateness)
+        .discardingFiredPanes();
   }
 
   static final class KeyByTupleAndTimestampFn<T> extends DoFn<T, KV<KV<T, Instant>, Void>> {

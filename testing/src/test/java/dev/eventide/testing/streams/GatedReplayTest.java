@@ -1,18 +1,25 @@
 package dev.eventide.testing.streams;
 
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.eventide.testing.runners.OnEachRunner;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
+import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Combine;
 import org.apache.beam.sdk.transforms.Count;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.Filter;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.PCollection;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
+import org.junit.jupiter.api.Test;
 
 class GatedReplayTest {
   private static final Duration WINDOW = Duration.millis(10);
@@ -66,6 +73,27 @@ class GatedReplayTest {
           .containsInAnyOrder(1L);
     }
     p.run();
+  }
+
+  @Test
+  void aProbedTransformNeedsTheReplayAppliedFirst() {
+    GatedReplay<Integer> replay =
+        GatedReplay.builder(VarIntCoder.of()).add(1, t(1)).advanceWatermarkTo(t(5)).build();
+    Pipeline p = Pipeline.create();
+    PCollection<Integer> other = p.apply(Create.of(1));
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class,
+            () -> other.apply(replay.probed(Filter.by((Integer x) -> x > 0))));
+    assertTrue(e.getMessage().contains("apply the GatedReplay before"), e.getMessage());
+    p.apply("Replay", replay);
+    assertThrows(IllegalStateException.class, () -> p.apply("Again", replay));
+  }
+
+  @Test
+  void theWatermarkOnlyMovesForward() {
+    GatedReplay.Builder<Integer> b = GatedReplay.builder(VarIntCoder.of()).advanceWatermarkTo(t(5));
+    assertThrows(IllegalArgumentException.class, () -> b.advanceWatermarkTo(t(5)));
   }
 
   private static Instant t(long millis) {

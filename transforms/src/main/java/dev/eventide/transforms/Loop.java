@@ -173,7 +173,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
     private static final String LATE_LOOPS = "lateLoops";
     // Fires the loop of the on-time copies at τ, holding the output watermark there (C3).
     private static final String FIRE = "fire";
-    // Forgets the key once no copy can come any more (τ + L), without holding the watermark.
+    // Forgets a key's late loops once no copy can come any more (τ + L), holding nothing.
     private static final String EXPIRE = "expire";
 
     @StateId(COPIES)
@@ -227,8 +227,8 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
       }
       Long seen = copies.read();
       if (seen == null) {
+        // No expiry timer: the firing clears the count, and only a late copy leaves state.
         fire.withOutputTimestamp(tau).set(tau);
-        expire.withNoOutputTimestamp().set(expiry(tau));
         seen = 0L;
       }
       copies.write(seen + 1);

@@ -101,7 +101,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
   abstract boolean atMostOne();
 
-  // Over δ windows keyed by all attributes (f_K is the identity): a TupleInstanceStep.
+  // Over δ windows keyed by all attributes (f_K is the identity): see expandPerInstance.
   abstract boolean keyedByTuple();
 
   // Keys whose tuples were late upstream; their outputs go in late panes. Null: by the watermark.
@@ -285,17 +285,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
   @Override
   public PCollection<OutputT> expand(PCollection<InputT> input) {
     if (keyedByTuple()) {
-      // δ windows keyed by all attributes: each instance is one tuple at one timestamp, counted
-      // by a stateful step instead of grouped by a GroupByKey.
-      return input.apply(
-          atMostOne() ? "AggregateAtMostOnePerInstance" : "AggregatePerInstance",
-          new TupleInstanceStep<>(
-              tupleCoder(),
-              selfMultiOutputFn(),
-              outputCoder(),
-              allowedLateness(),
-              selfLateKeys(),
-              countsLateness()));
+      return expandPerInstance(input);
     }
     PCollection<InputT> windowed =
         input.apply(
@@ -421,146 +411,123 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
    * watermark back for L. Outputs are in δ windows with allowed lateness L, as the {@code
    * GroupByKey}'s would be.
    */
-  private static final class TupleInstanceStep<T, OutputT>
-      extends PTransform<PCollection<T>, PCollection<OutputT>> {
-    private final Coder<T> tupleCoder;
+  private PCollection<OutputT> expandPerInstance(PCollection<InputT> input) {
+    return input
+        .apply("GlobalWindow", Loop.<InputT>intoGlobalWindow())
+        .apply(
+            "KeyByAllAttributesAndTimestamp", ParDo.of(new Loop.KeyByTupleAndTimestampFn<InputT>()))
+        .setCoder(KvCoder.of(KvCoder.of(tupleCoder(), InstantCoder.of()), VoidCoder.of()))
+        .apply(
+            atMostOne() ? "AggregateAtMostOnePerInstance" : "AggregatePerInstance",
+            ParDo.of(
+                new InstanceFn<>(
+                    selfMultiOutputFn(), allowedLateness(), selfLateKeys(), countsLateness())))
+        .setCoder(outputCoder())
+        .apply("DeltaWindows", Loop.<OutputT>intoDeltaWindows(allowedLateness()));
+  }
+
+  /**
+   * Whether a tuple at τ is late beyond the allowed lateness under {@code watermark}: Beam's rule
+   * for its δ window, τ + L behind the watermark. A lateness past the end of time never expires.
+   */
+  static boolean expired(Instant tau, Duration lateness, Instant watermark) {
+    long behind = watermark.getMillis() - tau.getMillis();
+    return behind > lateness.getMillis();
+  }
+
+  private static final class InstanceFn<T, OutputT>
+      extends DoFn<KV<KV<T, Instant>, Void>, OutputT> {
+    // How many on-time copies of the key's tuple wait for the firing at τ.
+    private static final String COPIES = "copies";
+    // Fires the on-time pane at τ, holding the output watermark there.
+    private static final String FIRE = "fire";
+
+    private static final PaneInfo ON_TIME =
+        PaneInfo.createPane(true, false, PaneInfo.Timing.ON_TIME, 0, 0);
+    private static final PaneInfo LATE =
+        PaneInfo.createPane(false, false, PaneInfo.Timing.LATE, 1, 1);
+
+    @StateId(COPIES)
+    private final StateSpec<ValueState<Long>> copiesSpec = StateSpecs.value(VarLongCoder.of());
+
+    @TimerId(FIRE)
+    private final TimerSpec fireSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
     private final MultiWindowFunction<T, T, OutputT> outputFn;
-    private final Coder<OutputT> outputCoder;
     private final Duration allowedLateness;
     private final @Nullable SerializableFunction<T, Boolean> lateKeys;
     private final boolean countsLateness;
+    private final Counter late = TransformMetrics.lateTuples();
+    private final Counter dropped = TransformMetrics.droppedTuples();
 
-    TupleInstanceStep(
-        Coder<T> tupleCoder,
+    InstanceFn(
         MultiWindowFunction<T, T, OutputT> outputFn,
-        Coder<OutputT> outputCoder,
         Duration allowedLateness,
         @Nullable SerializableFunction<T, Boolean> lateKeys,
         boolean countsLateness) {
-      this.tupleCoder = tupleCoder;
       this.outputFn = outputFn;
-      this.outputCoder = outputCoder;
       this.allowedLateness = allowedLateness;
       this.lateKeys = lateKeys;
       this.countsLateness = countsLateness;
     }
 
-    @Override
-    public PCollection<OutputT> expand(PCollection<T> input) {
-      return input
-          .apply("GlobalWindow", Loop.<T>intoGlobalWindow())
-          .apply("KeyByAllAttributesAndTimestamp", ParDo.of(new Loop.KeyByTupleAndTimestampFn<T>()))
-          .setCoder(KvCoder.of(KvCoder.of(tupleCoder, InstantCoder.of()), VoidCoder.of()))
-          .apply(
-              "AggregatePerInstance",
-              ParDo.of(new InstanceFn<>(outputFn, allowedLateness, lateKeys, countsLateness)))
-          .setCoder(outputCoder)
-          .apply("DeltaWindows", Loop.<OutputT>intoDeltaWindows(allowedLateness));
-    }
-
-    /**
-     * Whether a tuple at τ is late beyond the allowed lateness under {@code watermark}: Beam's rule
-     * for its δ window, τ + L behind the watermark. A lateness past the end of time never expires.
-     */
-    static boolean expired(Instant tau, Duration lateness, Instant watermark) {
-      long behind = watermark.getMillis() - tau.getMillis();
-      return behind > lateness.getMillis();
-    }
-
-    private static final class InstanceFn<T, OutputT>
-        extends DoFn<KV<KV<T, Instant>, Void>, OutputT> {
-      // How many on-time copies of the key's tuple wait for the firing at τ.
-      private static final String COPIES = "copies";
-      // Fires the on-time pane at τ, holding the output watermark there.
-      private static final String FIRE = "fire";
-
-      private static final PaneInfo ON_TIME =
-          PaneInfo.createPane(true, false, PaneInfo.Timing.ON_TIME, 0, 0);
-      private static final PaneInfo LATE =
-          PaneInfo.createPane(false, false, PaneInfo.Timing.LATE, 1, 1);
-
-      @StateId(COPIES)
-      private final StateSpec<ValueState<Long>> copiesSpec = StateSpecs.value(VarLongCoder.of());
-
-      @TimerId(FIRE)
-      private final TimerSpec fireSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
-
-      private final MultiWindowFunction<T, T, OutputT> outputFn;
-      private final Duration allowedLateness;
-      private final @Nullable SerializableFunction<T, Boolean> lateKeys;
-      private final boolean countsLateness;
-      private final Counter late = TransformMetrics.lateTuples();
-      private final Counter dropped = TransformMetrics.droppedTuples();
-
-      InstanceFn(
-          MultiWindowFunction<T, T, OutputT> outputFn,
-          Duration allowedLateness,
-          @Nullable SerializableFunction<T, Boolean> lateKeys,
-          boolean countsLateness) {
-        this.outputFn = outputFn;
-        this.allowedLateness = allowedLateness;
-        this.lateKeys = lateKeys;
-        this.countsLateness = countsLateness;
+    @ProcessElement
+    public void process(
+        @Element KV<KV<T, Instant>, Void> copy,
+        @StateId(COPIES) ValueState<Long> copies,
+        @TimerId(FIRE) Timer fire,
+        OutputReceiver<OutputT> out) {
+      T tuple = copy.getKey().getKey();
+      Instant tau = copy.getKey().getValue();
+      Instant watermark = fire.getCurrentRelativeTime();
+      if (!watermark.isAfter(tau)) {
+        Long seen = copies.read();
+        if (seen == null) {
+          fire.withOutputTimestamp(tau).set(tau);
+          seen = 0L;
+        }
+        copies.write(seen + 1);
+        return;
       }
-
-      @ProcessElement
-      public void process(
-          @Element KV<KV<T, Instant>, Void> copy,
-          @StateId(COPIES) ValueState<Long> copies,
-          @TimerId(FIRE) Timer fire,
-          OutputReceiver<OutputT> out) {
-        T tuple = copy.getKey().getKey();
-        Instant tau = copy.getKey().getValue();
-        Instant watermark = fire.getCurrentRelativeTime();
-        if (!watermark.isAfter(tau)) {
-          Long seen = copies.read();
-          if (seen == null) {
-            fire.withOutputTimestamp(tau).set(tau);
-            seen = 0L;
-          }
-          copies.write(seen + 1);
-          return;
-        }
-        if (expired(tau, allowedLateness, watermark)) {
-          if (countsLateness) {
-            dropped.inc();
-          }
-          return;
-        }
+      if (expired(tau, allowedLateness, watermark)) {
         if (countsLateness) {
-          late.inc();
+          dropped.inc();
         }
-        emit(tuple, tau, 1, LATE, out);
+        return;
       }
-
-      @OnTimer(FIRE)
-      public void onFire(
-          @Key KV<T, Instant> key,
-          @StateId(COPIES) ValueState<Long> copies,
-          OutputReceiver<OutputT> out) {
-        Long count = copies.read();
-        copies.clear();
-        if (count == null) {
-          return;
-        }
-        T tuple = key.getKey();
-        boolean relabel = lateKeys != null && lateKeys.apply(tuple);
-        emit(tuple, key.getValue(), count, relabel ? LATE : ON_TIME, out);
+      if (countsLateness) {
+        late.inc();
       }
+      emit(tuple, tau, 1, LATE, out);
+    }
 
-      private void emit(
-          T tuple, Instant tau, long count, PaneInfo pane, OutputReceiver<OutputT> out) {
-        if (count > Integer.MAX_VALUE) {
-          throw new IllegalStateException(
-              String.format(
-                  "an Aggregate met %d copies of one tuple at %s, more than a list can hold: %s",
-                  count, tau, tuple));
-        }
-        IntervalWindow window = new IntervalWindow(tau, WindowSpec.DELTA);
-        for (OutputT output :
-            outputFn.apply(window, tuple, Collections.nCopies((int) count, tuple))) {
-          out.builder(output).setPaneInfo(pane).output();
-        }
+    @OnTimer(FIRE)
+    public void onFire(
+        @Key KV<T, Instant> key,
+        @StateId(COPIES) ValueState<Long> copies,
+        OutputReceiver<OutputT> out) {
+      Long count = copies.read();
+      copies.clear();
+      if (count == null) {
+        return;
+      }
+      T tuple = key.getKey();
+      boolean relabel = lateKeys != null && lateKeys.apply(tuple);
+      emit(tuple, key.getValue(), count, relabel ? LATE : ON_TIME, out);
+    }
+
+    private void emit(
+        T tuple, Instant tau, long count, PaneInfo pane, OutputReceiver<OutputT> out) {
+      if (count > Integer.MAX_VALUE) {
+        throw new IllegalStateException(
+            String.format(
+                "an Aggregate met %d copies of one tuple at %s, more than a list can hold: %s",
+                count, tau, tuple));
+      }
+      IntervalWindow window = new IntervalWindow(tau, WindowSpec.DELTA);
+      for (OutputT output :
+          outputFn.apply(window, tuple, Collections.nCopies((int) count, tuple))) {
+        out.builder(output).setPaneInfo(pane).output();
       }
     }
   }

@@ -32,7 +32,6 @@ import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
-import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -104,9 +103,6 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
   // Over δ windows keyed by all attributes (f_K is the identity): see expandPerInstance.
   abstract boolean keyedByTuple();
 
-  // Keys whose tuples were late upstream; their outputs go in late panes. Null: by the watermark.
-  abstract @Nullable SerializableFunction<KeyT, Boolean> lateKeys();
-
   // Counts the late and dropped tuples of its input: set on an operator's first step.
   abstract boolean countsLateness();
 
@@ -130,9 +126,6 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
     abstract Builder<InputT, KeyT, OutputT> setAtMostOne(boolean atMostOne);
 
     abstract Builder<InputT, KeyT, OutputT> setKeyedByTuple(boolean keyedByTuple);
-
-    abstract Builder<InputT, KeyT, OutputT> setLateKeys(
-        @Nullable SerializableFunction<KeyT, Boolean> lateKeys);
 
     abstract Builder<InputT, KeyT, OutputT> setCountsLateness(boolean countsLateness);
 
@@ -243,17 +236,6 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
     return toBuilder().setAllowedLateness(allowedLateness).build();
   }
 
-  /**
-   * Returns the same Aggregate emitting the outputs of keys for which {@code isLate} holds in late
-   * panes, even where its own window is on time. X's last step uses it: a pending loop firing holds
-   * the watermark back, so X's last step can see a looped tuple on time, yet an output unwrapped
-   * from a late input is late, as the output of Beam's element-wise transforms keeps its input's
-   * pane. (Aggregates over δ windows keyed by all attributes only.)
-   */
-  Aggregate<InputT, KeyT, OutputT> keepingLatenessOf(SerializableFunction<KeyT, Boolean> isLate) {
-    return toBuilder().setLateKeys(isLate).build();
-  }
-
   /** L. */
   public Duration getAllowedLateness() {
     return allowedLateness();
@@ -326,12 +308,6 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
   @SuppressWarnings("unchecked")
   private Coder<InputT> tupleCoder() {
     return (Coder<InputT>) keyCoder();
-  }
-
-  /** The late keys of a tuple-keyed Aggregate, whose keys are its tuples. */
-  @SuppressWarnings("unchecked")
-  private @Nullable SerializableFunction<InputT, Boolean> selfLateKeys() {
-    return (SerializableFunction<InputT, Boolean>) (SerializableFunction<?, Boolean>) lateKeys();
   }
 
   /** f_O on a fired group's key and values; an empty group is never passed. */
@@ -419,9 +395,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
         .setCoder(KvCoder.of(KvCoder.of(tupleCoder(), InstantCoder.of()), VoidCoder.of()))
         .apply(
             atMostOne() ? "AggregateAtMostOnePerInstance" : "AggregatePerInstance",
-            ParDo.of(
-                new InstanceFn<>(
-                    selfMultiOutputFn(), allowedLateness(), selfLateKeys(), countsLateness())))
+            ParDo.of(new InstanceFn<>(selfMultiOutputFn(), allowedLateness(), countsLateness())))
         .setCoder(outputCoder())
         .apply("DeltaWindows", Loop.<OutputT>intoDeltaWindows(allowedLateness()));
   }
@@ -455,7 +429,6 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
     private final MultiWindowFunction<T, T, OutputT> outputFn;
     private final Duration allowedLateness;
-    private final @Nullable SerializableFunction<T, Boolean> lateKeys;
     private final boolean countsLateness;
     private final Counter late = TransformMetrics.lateTuples();
     private final Counter dropped = TransformMetrics.droppedTuples();
@@ -463,11 +436,9 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
     InstanceFn(
         MultiWindowFunction<T, T, OutputT> outputFn,
         Duration allowedLateness,
-        @Nullable SerializableFunction<T, Boolean> lateKeys,
         boolean countsLateness) {
       this.outputFn = outputFn;
       this.allowedLateness = allowedLateness;
-      this.lateKeys = lateKeys;
       this.countsLateness = countsLateness;
     }
 
@@ -511,9 +482,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
       if (count == null) {
         return;
       }
-      T tuple = key.getKey();
-      boolean relabel = lateKeys != null && lateKeys.apply(tuple);
-      emit(tuple, key.getValue(), count, relabel ? LATE : ON_TIME, out);
+      emit(key.getKey(), key.getValue(), count, ON_TIME, out);
     }
 
     private void emit(

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
-import org.apache.beam.sdk.coders.BooleanCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.CustomCoder;
 import org.apache.beam.sdk.coders.ListCoder;
@@ -24,8 +23,6 @@ import org.apache.beam.sdk.coders.VarLongCoder;
  *   <li>{@code loopCopies}: identical E outputs that met in X's first loop step (0 before it);
  *   <li>{@code firing}: which firing of X's loop, for this E output and timestamp, started the
  *       loop: 0 for the copies that arrived on time, −1, −2, ... for each copy that arrived late;
- *   <li>{@code late}: whether that firing was late, so that X's outputs keep the lateness of the E
- *       output they came from;
  *   <li>{@code index}: the counter c, −1 for E's output, then the position X emits next.
  * </ul>
  *
@@ -40,37 +37,29 @@ public final class Embedded<T> {
   private final long inputCopies;
   private final long loopCopies;
   private final long firing;
-  private final boolean late;
   private final long index;
   // For Unwrap.unrolled: the exclusive end of the slice [index, end); -1 for the loop's tuples.
   private final long end;
 
   private Embedded(
-      List<T> items,
-      long inputCopies,
-      long loopCopies,
-      long firing,
-      boolean late,
-      long index,
-      long end) {
+      List<T> items, long inputCopies, long loopCopies, long firing, long index, long end) {
     // Items may be null, as Beam's element-wise transforms pass nulls through.
     this.items = Collections.unmodifiableList(new ArrayList<>(items));
     this.inputCopies = inputCopies;
     this.loopCopies = loopCopies;
     this.firing = firing;
-    this.late = late;
     this.index = index;
     this.end = end;
   }
 
   /** E's output: {@code items}, from {@code inputCopies} identical inputs. */
   static <T> Embedded<T> of(List<T> items, long inputCopies) {
-    return new Embedded<>(items, inputCopies, 0, 0, false, -1, -1);
+    return new Embedded<>(items, inputCopies, 0, 0, -1, -1);
   }
 
   /** A copy at another position: index and end, with the same items, counts and firing. */
   private Embedded<T> at(long index, long end) {
-    return new Embedded<>(items, inputCopies, loopCopies, firing, late, index, end);
+    return new Embedded<>(items, inputCopies, loopCopies, firing, index, end);
   }
 
   List<T> items() {
@@ -85,11 +74,6 @@ public final class Embedded<T> {
     return index < 0;
   }
 
-  /** Whether the loop firing that unwraps this tuple was late. */
-  boolean isLate() {
-    return late;
-  }
-
   /** How many items this tuple stands for. */
   long size() {
     return Math.multiplyExact(Math.multiplyExact((long) items.size(), inputCopies), loopCopies);
@@ -97,12 +81,12 @@ public final class Embedded<T> {
 
   /** X's first step: {@code copies} identical E outputs met; start at position 0. */
   Embedded<T> firstOf(long copies) {
-    return new Embedded<>(items, inputCopies, copies, 0, false, 0, -1);
+    return new Embedded<>(items, inputCopies, copies, 0, 0, -1);
   }
 
-  /** The same position, in the loop started by the given firing, late or not. */
-  Embedded<T> inFiring(long firing, boolean late) {
-    return new Embedded<>(items, inputCopies, loopCopies, firing, late, index, end);
+  /** The same position, in the loop started by the given firing. */
+  Embedded<T> inFiring(long firing) {
+    return new Embedded<>(items, inputCopies, loopCopies, firing, index, end);
   }
 
   /** The next position, if any. */
@@ -153,7 +137,6 @@ public final class Embedded<T> {
     return inputCopies == e.inputCopies
         && loopCopies == e.loopCopies
         && firing == e.firing
-        && late == e.late
         && index == e.index
         && end == e.end
         && items.equals(e.items);
@@ -161,26 +144,19 @@ public final class Embedded<T> {
 
   @Override
   public int hashCode() {
-    return Objects.hash(items, inputCopies, loopCopies, firing, late, index, end);
+    return Objects.hash(items, inputCopies, loopCopies, firing, index, end);
   }
 
   @Override
   public String toString() {
     return String.format(
-        "⟨%s ×%d ×%d, firing %d%s, c=%d%s⟩",
-        items,
-        inputCopies,
-        loopCopies,
-        firing,
-        late ? " (late)" : "",
-        index,
-        end < 0 ? "" : ".." + end);
+        "⟨%s ×%d ×%d, firing %d, c=%d%s⟩",
+        items, inputCopies, loopCopies, firing, index, end < 0 ? "" : ".." + end);
   }
 
   /** Coder of {@link Embedded}; deterministic when the item coder is. */
   public static final class EmbeddedCoder<T> extends CustomCoder<Embedded<T>> {
     private static final VarLongCoder LONG = VarLongCoder.of();
-    private static final BooleanCoder BOOLEAN = BooleanCoder.of();
     private final Coder<T> itemCoder;
     private final ListCoder<T> listCoder;
 
@@ -203,7 +179,6 @@ public final class Embedded<T> {
       LONG.encode(value.inputCopies, out);
       LONG.encode(value.loopCopies, out);
       LONG.encode(value.firing, out);
-      BOOLEAN.encode(value.late, out);
       // VarLong would spend 10 bytes on −1; shift so −1 encodes as 0.
       LONG.encode(value.index + 1, out);
       LONG.encode(value.end + 1, out);
@@ -216,7 +191,6 @@ public final class Embedded<T> {
           LONG.decode(in),
           LONG.decode(in),
           LONG.decode(in),
-          BOOLEAN.decode(in),
           LONG.decode(in) - 1,
           LONG.decode(in) - 1);
     }

@@ -61,13 +61,12 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
 
   /**
    * Marks the first output of a firing with the firing's number for its tuple and timestamp (0 for
-   * the on-time copies, −1, −2, ... for each late copy) and whether it was late, so that an
-   * aggregate whose loops would otherwise repeat can keep them apart, and its outputs can keep
-   * their lateness. {@link Unwrap} uses it; {@link #of} marks nothing.
+   * the on-time copies, −1, −2, ... for each late copy), so that an aggregate whose loops would
+   * otherwise repeat can keep them apart. {@link Unwrap} uses it; {@link #of} marks nothing.
    */
   @FunctionalInterface
   interface FiringMarker<T> extends java.io.Serializable {
-    T mark(T firstOutput, long firing, boolean late);
+    T mark(T firstOutput, long firing);
   }
 
   private final Aggregate<T, T, T> aggregate;
@@ -94,7 +93,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
               + aggregate.getWindows()
               + (aggregate.emitsAtMostOne() ? "" : " with multiple outputs (A+)"));
     }
-    return new Loop<>(aggregate, DEFAULT_MAX_ITERATIONS, (first, firing, late) -> first);
+    return new Loop<>(aggregate, DEFAULT_MAX_ITERATIONS, (first, firing) -> first);
   }
 
   /** Returns the same loop marking the first output of each firing with {@code marker}. */
@@ -114,8 +113,58 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
     return new Loop<>(aggregate, maxIterations, firingMarker);
   }
 
+  /**
+   * Returns this loop followed by {@code last}, an Aggregate over δ windows keyed by all attributes
+   * with the loop's allowed lateness, rendered inside the loop's own step: {@code last}'s f_O runs
+   * on each output of a firing as the firing emits it, and its outputs take the firing's pane.
+   *
+   * <p>Equal to applying {@code last} after the loop when no two outputs of the loop are equal
+   * tuples at one timestamp, as X's positions are (unique per E output, firing and position): then
+   * each instance of {@code last} holds exactly one tuple, which comes on time from an on-time
+   * firing, at once from a late one, and never beyond L (the loop emits a late copy while its
+   * watermark has not passed τ + L). It saves a keyed step per output. The caller vouches for the
+   * uniqueness.
+   *
+   * @throws IllegalArgumentException if {@code last} is not such an Aggregate
+   */
+  <OutputT> PTransform<PCollection<T>, PCollection<OutputT>> followedByUniqueOutputsInto(
+      Aggregate<T, T, OutputT> last) {
+    if (!last.keyedByTuple()
+        || !last.emitsAtMostOne()
+        || !last.getAllowedLateness().equals(aggregate.getAllowedLateness())) {
+      throw new IllegalArgumentException(
+          "Loop.followedByUniqueOutputsInto needs an at-most-one-output Aggregate keyed by all"
+              + " attributes with the loop's allowed lateness "
+              + aggregate.getAllowedLateness()
+              + ", but got "
+              + last);
+    }
+    Loop<T> loop = this;
+    return new PTransform<PCollection<T>, PCollection<OutputT>>() {
+      @Override
+      public PCollection<OutputT> expand(PCollection<T> input) {
+        return loop.render(input, last.outputFn(), last.outputCoder());
+      }
+
+      @Override
+      public void populateDisplayData(DisplayData.Builder builder) {
+        super.populateDisplayData(builder);
+        loop.populateDisplayData(builder);
+      }
+    };
+  }
+
   @Override
   public PCollection<T> expand(PCollection<T> input) {
+    return render(
+        input, (window, output, copies) -> Collections.singletonList(output), aggregate.keyCoder());
+  }
+
+  /** The loop's step, passing each output through {@code emitFn} (f_O of a following Aggregate). */
+  private <OutputT> PCollection<OutputT> render(
+      PCollection<T> input,
+      Aggregate.MultiWindowFunction<T, T, OutputT> emitFn,
+      Coder<OutputT> outputCoder) {
     Coder<T> tupleCoder = aggregate.keyCoder();
     Duration lateness = aggregate.getAllowedLateness();
     // Keyed by tuple and timestamp in the global window rather than by tuple in δ windows: Beam
@@ -127,8 +176,9 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
         .setCoder(KvCoder.of(KvCoder.of(tupleCoder, InstantCoder.of()), VoidCoder.of()))
         .apply(
             "IterateUntilEmpty",
-            ParDo.of(new LoopFn<>(aggregate.outputFn(), lateness, maxIterations, firingMarker)))
-        .setCoder(tupleCoder)
+            ParDo.of(
+                new LoopFn<>(aggregate.outputFn(), emitFn, lateness, maxIterations, firingMarker)))
+        .setCoder(outputCoder)
         .apply("DeltaWindows", intoDeltaWindows(lateness));
   }
 
@@ -166,7 +216,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
     }
   }
 
-  private static final class LoopFn<T> extends DoFn<KV<KV<T, Instant>, Void>, T> {
+  private static final class LoopFn<T, OutputT> extends DoFn<KV<KV<T, Instant>, Void>, OutputT> {
     // How many on-time copies of the key's tuple and timestamp wait for the firing at τ.
     private static final String COPIES = "copies";
     // How many late copies of the key's tuple and timestamp have looped.
@@ -189,6 +239,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
     private final TimerSpec expireSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
     private final Aggregate.MultiWindowFunction<T, T, T> outputFn;
+    private final Aggregate.MultiWindowFunction<T, T, OutputT> emitFn;
     private final Duration lateness;
     private final long maxIterations;
     private final FiringMarker<T> firingMarker;
@@ -196,10 +247,12 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
 
     LoopFn(
         Aggregate.MultiWindowFunction<T, T, T> outputFn,
+        Aggregate.MultiWindowFunction<T, T, OutputT> emitFn,
         Duration lateness,
         long maxIterations,
         FiringMarker<T> firingMarker) {
       this.outputFn = outputFn;
+      this.emitFn = emitFn;
       this.lateness = lateness;
       this.maxIterations = maxIterations;
       this.firingMarker = firingMarker;
@@ -213,7 +266,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
         @StateId(LATE_LOOPS) ValueState<Long> lateLoops,
         @TimerId(FIRE) Timer fire,
         @TimerId(EXPIRE) Timer expire,
-        OutputReceiver<T> out) {
+        OutputReceiver<OutputT> out) {
       T tuple = copy.getKey().getKey();
       Instant tau = copy.getKey().getValue();
       if (pane.getTiming() == PaneInfo.Timing.LATE || fire.getCurrentRelativeTime().isAfter(tau)) {
@@ -236,7 +289,9 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
 
     @OnTimer(FIRE)
     public void onFire(
-        @Key KV<T, Instant> key, @StateId(COPIES) ValueState<Long> copies, OutputReceiver<T> out) {
+        @Key KV<T, Instant> key,
+        @StateId(COPIES) ValueState<Long> copies,
+        OutputReceiver<OutputT> out) {
       long count = copies.read();
       copies.clear();
       iterate(key.getKey(), key.getValue(), count, 0, PaneInfo.Timing.ON_TIME, 0, out);
@@ -267,7 +322,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
         long firing,
         PaneInfo.Timing timing,
         long paneIndex,
-        OutputReceiver<T> out) {
+        OutputReceiver<OutputT> out) {
       if (count > Integer.MAX_VALUE) {
         throw new IllegalStateException(
             String.format(
@@ -278,7 +333,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
       PaneInfo pane = PaneInfo.createPane(paneIndex == 0, false, timing, paneIndex, paneIndex);
       T next = firstOrNull(outputFn.apply(window, tuple, Collections.nCopies((int) count, tuple)));
       if (next != null) {
-        next = firingMarker.mark(next, firing, timing == PaneInfo.Timing.LATE);
+        next = firingMarker.mark(next, firing);
       }
       long iteration = 1;
       for (; next != null; iteration++) {
@@ -291,7 +346,9 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
                       + " the limit with Loop.withMaxIterations.",
                   maxIterations, tuple, tau));
         }
-        out.builder(next).setPaneInfo(pane).output();
+        for (OutputT output : emitFn.apply(window, next, List.of(next))) {
+          out.builder(output).setPaneInfo(pane).output();
+        }
         next = firstOrNull(outputFn.apply(window, next, List.of(next)));
       }
       iterations.inc(iteration - 1); // once per firing: a metric update per output costs

@@ -20,13 +20,14 @@ import org.joda.time.Duration;
  *
  * <p>The loop numbers its firings per E output and timestamp, so that the loop of a late copy never
  * repeats, tuple for tuple, the loop of an on-time copy: the two could otherwise meet in one window
- * of A2 and be emitted once. (See {@link Embedded}.) It also marks the loops of late copies, and A2
- * emits their tuples in late panes: a pending loop firing holds the watermark back, so A2 could
- * otherwise see them on time.
+ * of A2 and be emitted once. (See {@link Embedded}.) With positions unique per E output, firing and
+ * position, each window instance of A2 holds exactly one tuple, in the pane of the loop firing that
+ * produced it, so A2 is rendered inside the loop's step ({@link Loop#followedByUniqueOutputsInto}):
+ * the same outputs and panes as a step of its own, without another shuffle.
  *
- * <p>No limit on fan-out or on the multiplicity of identical tuples; the cost is one loop iteration
- * and one A2 key per output tuple. Allowed lateness L applies to both steps, so tuples of a late E
- * pane are unwrapped too.
+ * <p>No limit on fan-out or on the multiplicity of identical tuples; the cost is one keyed step
+ * (the loop) and one loop iteration per output tuple. Allowed lateness L applies to both
+ * Aggregates, so tuples of a late E pane are unwrapped too.
  */
 public final class Unwrap<T> extends PTransform<PCollection<Embedded<T>>, PCollection<T>> {
   private final Duration allowedLateness;
@@ -90,10 +91,10 @@ public final class Unwrap<T> extends PTransform<PCollection<Embedded<T>>, PColle
                 coder,
                 (window, tuple, copies) -> Collections.singletonList(tuple.item()),
                 itemCoder)
-            .withAllowedLateness(allowedLateness)
-            .keepingLatenessOf(Embedded::isLate);
-    return input
-        .apply("A1 (Loop)", Loop.of(step).markingFirings(Embedded::inFiring))
-        .apply("A2", emit);
+            .withAllowedLateness(allowedLateness);
+    // A2 runs inside the loop's step: positions are unique per E output, firing and position.
+    return input.apply(
+        "A1 (Loop) then A2",
+        Loop.of(step).markingFirings(Embedded::inFiring).followedByUniqueOutputsInto(emit));
   }
 }

@@ -9,13 +9,14 @@ import org.apache.beam.sdk.testing.TestPipeline;
 
 /**
  * {@link DownstreamPanesTest} on embedded Flink: the same four operators, downstream windows,
- * lateness 0 and more, and the same exact rule, on four seeds in one pipeline. The streams are
- * replayed through a gate that waits at each watermark advance until the watermark has come out of
- * every compared side's downstream count, so the late data is late for every step of both.
+ * lateness 0 and more, and the same panes (each late input of these streams comes on its own), on
+ * four seeds in one pipeline. The streams are replayed through a gate that waits at each watermark
+ * advance until the watermark has come out of every compared side's downstream count, so the late
+ * data is late for every step of both.
  */
 class DownstreamPanesOnFlinkTest {
   @OnEachRunner(TestRunner.FLINK)
-  void aLaterAggregationFiresTheSameOnTimePanesAndTheSameLateTotals(TestPipeline p) {
+  void aLaterAggregationFiresTheSamePanes(TestPipeline p) {
     // Bundles of one element, so that each step passes a watermark on at once.
     p.getOptions().as(FlinkPipelineOptions.class).setMaxBundleSize(1L);
     for (long seed = 0; seed < 4; seed++) {

@@ -139,19 +139,30 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
               + ", but got "
               + last);
     }
-    Loop<T> loop = this;
-    return new PTransform<PCollection<T>, PCollection<OutputT>>() {
-      @Override
-      public PCollection<OutputT> expand(PCollection<T> input) {
-        return loop.render(input, last.outputFn(), last.outputCoder());
-      }
+    return new LoopThen<>(this, last);
+  }
 
-      @Override
-      public void populateDisplayData(DisplayData.Builder builder) {
-        super.populateDisplayData(builder);
-        loop.populateDisplayData(builder);
-      }
-    };
+  /** {@link #followedByUniqueOutputsInto}: the loop's step emitting through the last Aggregate. */
+  private static final class LoopThen<T, OutputT>
+      extends PTransform<PCollection<T>, PCollection<OutputT>> {
+    private final Loop<T> loop;
+    private final Aggregate<T, T, OutputT> last;
+
+    LoopThen(Loop<T> loop, Aggregate<T, T, OutputT> last) {
+      this.loop = loop;
+      this.last = last;
+    }
+
+    @Override
+    public PCollection<OutputT> expand(PCollection<T> input) {
+      return loop.render(input, last.outputFn(), last.outputCoder());
+    }
+
+    @Override
+    public void populateDisplayData(DisplayData.Builder builder) {
+      super.populateDisplayData(builder);
+      loop.populateDisplayData(builder);
+    }
   }
 
   @Override

@@ -115,39 +115,7 @@ class DownstreamPanesTest {
     Sides<Integer> batch = new Sides<>(p.apply("Together", together), null);
     Sides<Integer> perInput = new Sides<>(p.apply("Apart", apart), null);
     WindowFn<Object, ?> downstream = FixedWindows.of(Duration.millis(10));
-    compare(
-        "Filter batch",
-        batch,
-        NativeReference.of(NativeReference.exactly(Filter.by((Integer x) -> x % 2 == 1)), lateness),
-        AggregateFilter.by((Integer x) -> x % 2 == 1).withAllowedLateness(lateness),
-        downstream,
-        lateness);
-    compare(
-        "Map batch",
-        perInput,
-        NativeReference.of(
-            NativeReference.exactly(
-                MapElements.into(TypeDescriptors.integers()).via((Integer x) -> x % 4)),
-            lateness),
-        batch,
-        AggregateMap.into(TypeDescriptors.integers())
-            .via((Integer x) -> x % 4)
-            .withAllowedLateness(lateness),
-        downstream,
-        lateness);
-    compare(
-        "FlatMap batch",
-        perInput,
-        NativeReference.of(
-            NativeReference.exactly(
-                FlatMapElements.into(TypeDescriptors.integers()).via(DownstreamPanesTest::fan)),
-            lateness),
-        batch,
-        AggregateFlatMap.into(TypeDescriptors.integers())
-            .via(DownstreamPanesTest::fan)
-            .withAllowedLateness(lateness),
-        downstream,
-        lateness);
+    compareStatelessOperators("batch", perInput, batch, downstream, lateness);
     p.run();
   }
 
@@ -169,37 +137,7 @@ class DownstreamPanesTest {
             : SlidingWindows.of(Duration.millis(10)).every(Duration.millis(5));
     Sides<Integer> input =
         Sides.of(p, "Stream " + seed, RandomStreams.stream(seed, L, true), gated);
-    compare(
-        "Filter " + seed,
-        input,
-        NativeReference.of(NativeReference.exactly(Filter.by((Integer x) -> x % 3 != 1)), lateness),
-        AggregateFilter.by((Integer x) -> x % 3 != 1).withAllowedLateness(lateness),
-        downstream,
-        lateness);
-    compare(
-        "Map " + seed,
-        input,
-        NativeReference.of(
-            NativeReference.exactly(
-                MapElements.into(TypeDescriptors.integers()).via((Integer x) -> x % 4)),
-            lateness),
-        AggregateMap.into(TypeDescriptors.integers())
-            .via((Integer x) -> x % 4)
-            .withAllowedLateness(lateness),
-        downstream,
-        lateness);
-    compare(
-        "FlatMap " + seed,
-        input,
-        NativeReference.of(
-            NativeReference.exactly(
-                FlatMapElements.into(TypeDescriptors.integers()).via(DownstreamPanesTest::fan)),
-            lateness),
-        AggregateFlatMap.into(TypeDescriptors.integers())
-            .via(DownstreamPanesTest::fan)
-            .withAllowedLateness(lateness),
-        downstream,
-        lateness);
+    compareStatelessOperators(Long.toString(seed), input, input, downstream, lateness);
     WindowSpec w = JoinTest.WINDOWS.get((int) (seed % 2));
     Sides<Integer> joinInput =
         Sides.of(p, "Join stream " + seed, JoinTest.stream(seed, w, true), gated);
@@ -211,6 +149,52 @@ class DownstreamPanesTest {
         JoinTest.aggregateJoin(w, joinLateness),
         downstream,
         joinLateness);
+  }
+
+  /**
+   * Adds the Filter, Map and FlatMap comparisons, the reference reading {@code referenceInput}, the
+   * operators {@code input}. Map and FlatMap give distinct inputs equal outputs.
+   */
+  private static void compareStatelessOperators(
+      String name,
+      Sides<Integer> referenceInput,
+      Sides<Integer> input,
+      WindowFn<Object, ?> downstream,
+      Duration lateness) {
+    compare(
+        "Filter " + name,
+        referenceInput,
+        NativeReference.of(NativeReference.exactly(Filter.by((Integer x) -> x % 3 != 2)), lateness),
+        input,
+        AggregateFilter.by((Integer x) -> x % 3 != 2).withAllowedLateness(lateness),
+        downstream,
+        lateness);
+    compare(
+        "Map " + name,
+        referenceInput,
+        NativeReference.of(
+            NativeReference.exactly(
+                MapElements.into(TypeDescriptors.integers()).via((Integer x) -> x % 4)),
+            lateness),
+        input,
+        AggregateMap.into(TypeDescriptors.integers())
+            .via((Integer x) -> x % 4)
+            .withAllowedLateness(lateness),
+        downstream,
+        lateness);
+    compare(
+        "FlatMap " + name,
+        referenceInput,
+        NativeReference.of(
+            NativeReference.exactly(
+                FlatMapElements.into(TypeDescriptors.integers()).via(DownstreamPanesTest::fan)),
+            lateness),
+        input,
+        AggregateFlatMap.into(TypeDescriptors.integers())
+            .via(DownstreamPanesTest::fan)
+            .withAllowedLateness(lateness),
+        downstream,
+        lateness);
   }
 
   /** The input of the compared sides, and the gate that waits for them if it is replayed. */

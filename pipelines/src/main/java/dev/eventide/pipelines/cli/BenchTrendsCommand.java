@@ -1,5 +1,6 @@
 package dev.eventide.pipelines.cli;
 
+import dev.eventide.pipelines.bench.BurstSharingSweep;
 import dev.eventide.pipelines.bench.Charts;
 import dev.eventide.pipelines.bench.TrendStreams;
 import dev.eventide.pipelines.bench.TrendsBeamBenchmark;
@@ -42,7 +43,9 @@ final class BenchTrendsCommand implements Callable<Integer> {
       split = ",",
       defaultValue = "rides,stocks",
       paramLabel = "STREAM",
-      description = "Streams: rides, stocks (default: ${DEFAULT-VALUE}).")
+      description =
+          "Streams: rides, stocks, scattered (rides with short Travel runs and a speed limit of"
+              + " its own per query: bursts hardly worth sharing) (default: ${DEFAULT-VALUE}).")
   List<String> streams;
 
   @Option(
@@ -100,6 +103,15 @@ final class BenchTrendsCommand implements Callable<Integer> {
   double budget;
 
   @Option(
+      names = "--rounds",
+      defaultValue = "3",
+      paramLabel = "R",
+      description =
+          "Measured rounds, each engine once per round in turn, the fastest run of each counting"
+              + " (default: ${DEFAULT-VALUE}).")
+  int rounds;
+
+  @Option(
       names = "--warmup",
       defaultValue = "2",
       paramLabel = "SECONDS",
@@ -129,6 +141,31 @@ final class BenchTrendsCommand implements Callable<Integer> {
   int parallelism;
 
   @Option(
+      names = "--burst-sweep",
+      description =
+          "Measure where sharing a burst pays instead: dynamic, static and unshared on bursts of"
+              + " each --burst-lengths read by classes of each --class-sizes identical queries,"
+              + " with small (10 bursts per window) and larger (300) counts; nanoseconds per"
+              + " burst.")
+  boolean burstSweep;
+
+  @Option(
+      names = "--burst-lengths",
+      split = ",",
+      defaultValue = "1,2,4,16",
+      paramLabel = "B",
+      description = "With --burst-sweep: events per burst (default: ${DEFAULT-VALUE}).")
+  List<Integer> burstLengths;
+
+  @Option(
+      names = "--class-sizes",
+      split = ",",
+      defaultValue = "2,4,8",
+      paramLabel = "Q",
+      description = "With --burst-sweep: queries per class (default: ${DEFAULT-VALUE}).")
+  List<Integer> classSizes;
+
+  @Option(
       names = "--chart-dir",
       paramLabel = "DIR",
       defaultValue = "eventide-output/bench",
@@ -142,6 +179,9 @@ final class BenchTrendsCommand implements Callable<Integer> {
     validate();
     if (beam) {
       return beam(out, err);
+    }
+    if (burstSweep) {
+      return burstSweep(out, err);
     }
     printHeader(out);
     boolean agreed = true;
@@ -200,7 +240,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
           k);
       err.flush();
       List<TrendsBenchmark.Result> results =
-          TrendsBenchmark.compare(stream, n, k, chosenEngines(), windows, warmup, budget);
+          TrendsBenchmark.compare(stream, n, k, chosenEngines(), windows, warmup, budget, rounds);
       agreed &= print(out, results);
       for (TrendsBenchmark.Result r : results) {
         data.addValue(r.eventsPerSecond(), r.engine().cliName(), "" + point);
@@ -287,6 +327,61 @@ final class BenchTrendsCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** The --burst-sweep table and chart. */
+  private int burstSweep(PrintWriter out, PrintWriter err) throws java.io.IOException {
+    out.printf(
+        Locale.ROOT,
+        "%5s %7s %13s %13s %13s %13s %14s %13s%n",
+        "burst",
+        "queries",
+        "bursts/window",
+        "dynamic ns",
+        "static ns",
+        "unshared ns",
+        "dynamic shared",
+        "vs static");
+    DefaultCategoryDataset data = new DefaultCategoryDataset();
+    for (int perWindow : new int[] {10, 300}) {
+      for (int b : burstLengths) {
+        for (int q : classSizes) {
+          err.printf(
+              Locale.ROOT,
+              "bench: bursts of %d, %d queries, %d bursts per window ...%n",
+              b,
+              q,
+              perWindow);
+          err.flush();
+          BurstSharingSweep.Result r = BurstSharingSweep.measure(b, q, perWindow, 200_000, rounds);
+          out.printf(
+              Locale.ROOT,
+              "%5d %7d %13d %13.0f %13.0f %13.0f %14s %12.2fx%n",
+              b,
+              q,
+              perWindow,
+              r.dynamicNanos(),
+              r.staticNanos(),
+              r.unsharedNanos(),
+              r.sharedBursts() + " of " + r.bursts(),
+              r.dynamicOverStatic());
+          out.flush();
+          String setting = "b" + b + " q" + q + " w" + perWindow;
+          data.addValue(r.dynamicNanos(), "hamlet", setting);
+          data.addValue(r.staticNanos(), "hamlet-static", setting);
+          data.addValue(r.unsharedNanos(), "unshared", setting);
+        }
+      }
+    }
+    Path chart = chartDir.resolve("trends-burst-sweep.png");
+    Charts.logBars(
+        chart,
+        "Sharing a burst: ns per burst (b events, q queries, w bursts per window)",
+        "setting",
+        "ns per burst (log scale)",
+        data);
+    err.printf(Locale.ROOT, "bench: chart %s%n", chart);
+    return 0;
+  }
+
   private List<Engines> chosenEngines() {
     return engines.stream().map(Engines::ofCliName).toList();
   }
@@ -297,19 +392,27 @@ final class BenchTrendsCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new EventideCli.UsageException(e.getMessage());
     }
-    if (windows < 1 || budget <= 0 || warmup < 0 || fixedQueries < 1 || fixedEvents < 1) {
+    if (windows < 1
+        || budget <= 0
+        || rounds < 1
+        || warmup < 0
+        || fixedQueries < 1
+        || fixedEvents < 1) {
       throw new EventideCli.UsageException(
-          "--windows, --budget, --fixed-queries and --fixed-events must be positive, --warmup"
-              + " not negative");
+          "--windows, --budget, --rounds, --fixed-queries and --fixed-events must be positive,"
+              + " --warmup not negative");
+    }
+    if (burstLengths.stream().anyMatch(b -> b < 1) || classSizes.stream().anyMatch(q -> q < 1)) {
+      throw new EventideCli.UsageException("--burst-lengths and --class-sizes must be positive");
     }
     if (eventsPerWindow.stream().anyMatch(n -> n < 1) || queries.stream().anyMatch(k -> k < 1)) {
       throw new EventideCli.UsageException(
           "--events-per-window and --queries must be positive numbers");
     }
     for (String name : streams) {
-      if (!name.equals("rides") && !name.equals("stocks")) {
+      if (!name.equals("rides") && !name.equals("stocks") && !name.equals("scattered")) {
         throw new EventideCli.UsageException(
-            "unknown stream '" + name + "'; expected rides or stocks");
+            "unknown stream '" + name + "'; expected rides, stocks or scattered");
       }
     }
   }

@@ -19,10 +19,10 @@ class TrendsBenchmarkTest {
   @TempDir Path temp;
 
   @Test
-  void allEnginesProduceTheSameResultsOnBothStreams() {
+  void allEnginesProduceTheSameResultsOnEveryStream() {
     for (TrendStreams.Kind stream : TrendStreams.Kind.values()) {
       List<TrendsBenchmark.Result> results =
-          TrendsBenchmark.compare(stream, 400, 6, List.of(Engines.values()), 2, 0, 60);
+          TrendsBenchmark.compare(stream, 400, 6, List.of(Engines.values()), 2, 0, 60, 2);
       assertThat(results.size(), equalTo(Engines.values().length));
       for (TrendsBenchmark.Result r : results) {
         assertThat(r.finished(), equalTo(true));
@@ -67,5 +67,6 @@ class TrendsBenchmarkTest {
     assertThat(EventideCli.execute("bench", "trends", "--streams=bonds"), equalTo(2));
     assertThat(EventideCli.execute("bench", "trends", "--windows=0"), equalTo(2));
     assertThat(EventideCli.execute("bench", "trends", "--queries=0"), equalTo(2));
+    assertThat(EventideCli.execute("bench", "trends", "--rounds=0"), equalTo(2));
   }
 }

@@ -4,6 +4,7 @@ import dev.eventide.trends.Event;
 import dev.eventide.trends.query.Workload;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -43,12 +44,15 @@ public final class TrendPlan {
     DYNAMIC
   }
 
-  // Costs of the benefit model, in nanoseconds as measured by `eventide bench trends` on a 2-core
-  // machine (docs/benchmarks.md): per event and query evaluated alone (unshared: about 300 ns on
-  // small numbers), per 64-bit word of an exact addition, per timestamp group of a shared map and
-  // component, per application of a map to one query in one window.
+  // Costs of the benefit model, in nanoseconds as measured on a 2-core machine by `eventide bench
+  // trends` and its `--calibrate` table (docs/benchmarks.md): per event and query evaluated alone
+  // (unshared: about 300 ns on small numbers), per 64-bit word of an exact addition, per burst and
+  // class shared (the class, the map and its coefficients: a shared burst of one or two events
+  // costs about 1 µs more than two queries evaluating it alone), per timestamp group of a shared
+  // map and component, per application of a map to one query in one window.
   private static final double EVENT_COST = 300;
   private static final double WORD_COST = 1.5;
+  private static final double CLASS_COST = 800;
   private static final double GROUP_COST = 100;
   private static final double APPLY_COST = 250;
 
@@ -388,9 +392,20 @@ public final class TrendPlan {
         windows.add(w);
       }
     }
+    int[] readers = u.readers.get(u.sharedType);
+    if (sharing == Sharing.DYNAMIC
+        && !share(u, Arrays.stream(readers).boxed().toList(), burst, windows)) {
+      // Not worth sharing even if every reader accepted every event (classes only make it less
+      // so): evaluate it alone without forming classes.
+      counters.add("bursts", 1);
+      counters.add("burstEvents", burst.size());
+      counters.add("splitBursts", 1);
+      evaluateAlone(u, readers, burst, windows);
+      return;
+    }
     BitSet[] acceptedBy = new BitSet[u.filters];
     Map<BitSet, List<Integer>> classes = new LinkedHashMap<>();
-    for (int m : u.readers.get(u.sharedType)) {
+    for (int m : readers) {
       BitSet accepted = acceptedBy[u.filterOf[m]];
       if (accepted == null) {
         CompiledQuery q = u.members.get(m).compiled;
@@ -437,11 +452,33 @@ public final class TrendPlan {
     }
   }
 
+  /** Feeds each event of a burst to every reader that accepts it, in every window. */
+  private static void evaluateAlone(
+      Unit u, int[] readers, List<Event> burst, List<TrendState.WindowState> windows) {
+    byte[] accepts = new byte[u.filters]; // per filter: 0 not tested yet, 1 accepts, 2 rejects
+    for (Event e : burst) {
+      Arrays.fill(accepts, (byte) 0);
+      for (int m : readers) {
+        QueryPlan q = u.members.get(m);
+        int f = u.filterOf[m];
+        if (accepts[f] == 0) {
+          accepts[f] = q.compiled.matches(e) ? (byte) 1 : (byte) 2;
+        }
+        if (accepts[f] == 1) {
+          for (TrendState.WindowState w : windows) {
+            q.onEvent(w.members[m], e);
+          }
+        }
+      }
+    }
+  }
+
   /**
    * The benefit model (HAMLET Equation 8, re-derived for running sums): evaluated alone, every
    * query pays per window and event a fixed step and additions of numbers of the current size;
-   * shared, the class pays the map's coefficients once per timestamp group and each query a fixed
-   * application and multiplications by coefficients of about b bits.
+   * shared, the class pays a fixed cost and the map's coefficients once per timestamp group, and
+   * each query a fixed application and multiplications by coefficients of about b bits. So short
+   * bursts of small numbers for small classes are evaluated alone.
    */
   private boolean share(
       Unit u, List<Integer> members, List<Event> accepted, List<TrendState.WindowState> windows) {
@@ -476,7 +513,8 @@ public final class TrendPlan {
     // Shared, a query scales its sums in place by coefficients of about `events` bits.
     double coefficientWords = 1 + events / 64.0;
     double together =
-        groups * GROUP_COST * components
+        CLASS_COST
+            + groups * GROUP_COST * components
             + queries
                 * windows
                 * (APPLY_COST + 2 * WORD_COST * words * coefficientWords * components);

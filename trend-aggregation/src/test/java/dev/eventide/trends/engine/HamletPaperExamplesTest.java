@@ -107,11 +107,15 @@ class HamletPaperExamplesTest {
 
   @Test
   void theBenefitModelSharesLongBurstsOfLargeNumbersAndNotShortBurstsOfSmallOnes() {
-    // One query, one window: a burst of 1 event over small counts costs less alone (one addition)
-    // than computing and applying a map; 12 events over counts of 1,000 bits cost far less shared.
+    // One window: a burst of 1 or 2 events over small counts costs less alone (an addition per
+    // query and event) than computing and applying a map, for one query or two; 12 events over
+    // counts of 1,000 bits cost far less shared, even for one query.
     assertTrue(TrendPlan.benefit(1, 1, 1, 1, 3, 1) < 0);
-    assertTrue(TrendPlan.benefit(1, 1, 1, 1, 3000, 1) > 0, "in place beats a copy when large");
+    assertTrue(TrendPlan.benefit(2, 1, 1, 1, 3, 1) < 0);
+    assertTrue(TrendPlan.benefit(2, 1, 2, 2, 3, 1) < 0);
+    assertTrue(TrendPlan.benefit(1, 1, 12, 12, 3000, 1) > 0, "in place beats a copy when large");
     assertTrue(TrendPlan.benefit(2, 1, 12, 12, 1000, 1) > 0);
+    assertTrue(TrendPlan.benefit(4, 1, 2, 2, 3, 1) > 0, "two events for four queries pay");
     // More queries sharing the same coefficients only make it pay more.
     assertTrue(
         TrendPlan.benefit(20, 1, 12, 12, 1000, 1) > TrendPlan.benefit(2, 1, 12, 12, 1000, 1));

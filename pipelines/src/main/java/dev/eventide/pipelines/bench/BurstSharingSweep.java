@@ -5,6 +5,7 @@ import dev.eventide.trends.TrendEngine;
 import dev.eventide.trends.engine.Engines;
 import dev.eventide.trends.query.Workload;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -27,11 +28,16 @@ public final class BurstSharingSweep {
       double staticNanos,
       double unsharedNanos,
       long sharedBursts,
-      long bursts) {
+      long bursts,
+      double medianRoundRatio) {
 
-    /** How many times faster dynamic is than static (below 1: slower). */
+    /**
+     * How many times faster dynamic is than static (below 1: slower): the median over the rounds of
+     * static's time over dynamic's in the same round, which cancels the machine's drift between
+     * rounds better than a ratio of the fastest runs.
+     */
     public double dynamicOverStatic() {
-      return staticNanos / dynamicNanos;
+      return medianRoundRatio;
     }
 
     /** How many times faster dynamic is than the faster of static and unshared. */
@@ -70,6 +76,8 @@ public final class BurstSharingSweep {
       }
     }
     double[] best = {Double.MAX_VALUE, Double.MAX_VALUE, Double.MAX_VALUE};
+    double[] roundNanos = new double[ENGINES.size()];
+    double[] ratios = new double[rounds];
     long[] digests = new long[ENGINES.size()];
     long shared = 0;
     long bursts = 0;
@@ -89,6 +97,7 @@ public final class BurstSharingSweep {
         double nanos = (System.nanoTime() - started) / (double) cycles;
         if (round > 0) {
           best[e] = Math.min(best[e], nanos);
+          roundNanos[e] = nanos;
         }
         digests[e] = digest[0];
         if (e == 0) {
@@ -96,11 +105,18 @@ public final class BurstSharingSweep {
           bursts = engine.statistics().getOrDefault("bursts", 0L);
         }
       }
+      if (round > 0) {
+        ratios[round - 1] = roundNanos[1] / roundNanos[0];
+      }
     }
+    Arrays.sort(ratios);
+    double median =
+        rounds % 2 == 1 ? ratios[rounds / 2] : (ratios[rounds / 2 - 1] + ratios[rounds / 2]) / 2;
     if (digests[0] != digests[1] || digests[0] != digests[2]) {
       throw new IllegalStateException(
           "engines disagree at burst " + burst + ", " + queries + " queries");
     }
-    return new Result(burst, queries, burstsPerWindow, best[0], best[1], best[2], shared, bursts);
+    return new Result(
+        burst, queries, burstsPerWindow, best[0], best[1], best[2], shared, bursts, median);
   }
 }

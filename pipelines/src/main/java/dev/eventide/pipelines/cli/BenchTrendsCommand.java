@@ -340,6 +340,9 @@ final class BenchTrendsCommand implements Callable<Integer> {
         "unshared ns",
         "dynamic shared",
         "vs static");
+    err.println(
+        "bench: ns per burst: the fastest run of each engine; vs static: how many times faster"
+            + " dynamic is than static, the median over rounds of their ratio in one round");
     DefaultCategoryDataset data = new DefaultCategoryDataset();
     for (int perWindow : new int[] {10, 300}) {
       for (int b : burstLengths) {

@@ -393,8 +393,9 @@ public final class TrendPlan {
       }
     }
     int[] readers = u.readers.get(u.sharedType);
-    if (sharing == Sharing.DYNAMIC
-        && !share(u, Arrays.stream(readers).boxed().toList(), burst, windows)) {
+    boolean dynamic = sharing == Sharing.DYNAMIC;
+    int bits = dynamic ? bitsOf(u, readers[0], windows) : 0;
+    if (dynamic && !share(u, readers.length, readers[0], burst, windows.size(), bits)) {
       // Not worth sharing even if every reader accepted every event (classes only make it less
       // so): evaluate it alone without forming classes.
       counters.add("bursts", 1);
@@ -429,7 +430,11 @@ public final class TrendPlan {
         continue;
       }
       List<Integer> members = c.getValue();
-      if (share(u, members, accepted, windows)) {
+      // One class of every reader and event was just judged worth sharing.
+      boolean whole = members.size() == readers.length && accepted.size() == burst.size();
+      if (!dynamic
+          || whole
+          || share(u, members.size(), members.get(0), accepted, windows.size(), bits)) {
         shareBurst(u, members, accepted, windows, next > burst.get(burst.size() - 1).time());
         counters.add("snapshots", windows.size());
         shared = true;
@@ -480,27 +485,28 @@ public final class TrendPlan {
    * each query a fixed application and multiplications by coefficients of about b bits. So short
    * bursts of small numbers for small classes are evaluated alone.
    */
-  private boolean share(
-      Unit u, List<Integer> members, List<Event> accepted, List<TrendState.WindowState> windows) {
-    if (sharing == Sharing.STATIC) {
-      return true;
-    }
-    int m0 = members.get(0);
-    QueryPlan q = u.members.get(m0);
-    int bits = 0;
-    if (!windows.isEmpty()) {
-      QueryWindow.Bucket fresh =
-          windows.get(0).members[m0].bucket(q.compiled.statesOf(u.sharedType), 0);
-      bits = fresh == null ? 0 : fresh.total.count.bitLength();
-    }
+  private static boolean share(
+      Unit u, int members, int firstMember, List<Event> accepted, int windows, int bits) {
     int groups = 1;
     for (int i = 1; i < accepted.size(); i++) {
       if (accepted.get(i).time() != accepted.get(i - 1).time()) {
         groups++;
       }
     }
+    QueryPlan q = u.members.get(firstMember);
     int components = 1 + (q.shape.events() ? 1 : 0) + (q.shape.sum() ? 1 : 0);
-    return benefit(members.size(), windows.size(), accepted.size(), groups, bits, components) > 0;
+    return benefit(members, windows, accepted.size(), groups, bits, components) > 0;
+  }
+
+  /** Bits of the first reader's sums the burst extends: the size of the numbers a burst adds. */
+  private static int bitsOf(Unit u, int reader, List<TrendState.WindowState> windows) {
+    if (windows.isEmpty()) {
+      return 0;
+    }
+    QueryPlan q = u.members.get(reader);
+    QueryWindow.Bucket fresh =
+        windows.get(0).members[reader].bucket(q.compiled.statesOf(u.sharedType), 0);
+    return fresh == null ? 0 : fresh.total.count.bitLength();
   }
 
   static double benefit(
@@ -576,7 +582,7 @@ public final class TrendPlan {
           if (fromSecond == null) {
             fromSecond =
                 BurstMap.of(
-                    java.util.Arrays.copyOfRange(allSizes, 1, allSizes.length),
+                    Arrays.copyOfRange(allSizes, 1, allSizes.length),
                     dropFirst(attributeSums),
                     !timeMovesOn);
           }
@@ -608,7 +614,7 @@ public final class TrendPlan {
 
   private static Map<String, ExactDecimal[]> dropFirst(Map<String, ExactDecimal[]> sums) {
     Map<String, ExactDecimal[]> out = new LinkedHashMap<>();
-    sums.forEach((a, s) -> out.put(a, java.util.Arrays.copyOfRange(s, 1, s.length)));
+    sums.forEach((a, s) -> out.put(a, Arrays.copyOfRange(s, 1, s.length)));
     return out;
   }
 

@@ -42,6 +42,14 @@ public final class TrendsBenchmark {
     }
   }
 
+  /**
+   * Short runs are measured in more rounds, until each engine has run for this long: a run of a few
+   * milliseconds is at the mercy of the machine's noise.
+   */
+  private static final double MIN_MEASURED_SECONDS = 1;
+
+  private static final int MAX_ROUNDS = 200;
+
   /** The largest heap in use after a collection since the current run started. */
   private static final AtomicLong PEAK_HEAP = new AtomicLong();
 
@@ -110,10 +118,11 @@ public final class TrendsBenchmark {
   /**
    * Runs every engine on one setting. Every engine first runs on the same input for at least the
    * warm-up time (each run capped at a quarter of the budget), so that their code is compiled by
-   * the JIT; then the engines are measured in up to {@code rounds} rounds, each engine once per
-   * round, while it stays within its budget; the fastest run of each counts. Interleaving the
-   * engines puts every engine under the same drift of a shared, noisy machine, and the fastest run
-   * is the one least disturbed.
+   * the JIT; then the engines are measured in {@code rounds} rounds, and in more while an engine
+   * has run for less than {@code minMeasuredSeconds} in total (a run of a few milliseconds is at
+   * the mercy of the machine's noise), each engine once per round, while it stays within its
+   * budget; the fastest run of each counts. Interleaving the engines puts every engine under the
+   * same drift of a shared, noisy machine, and the fastest run is the one least disturbed.
    */
   public static List<Result> compare(
       TrendStreams.Kind stream,
@@ -123,7 +132,8 @@ public final class TrendsBenchmark {
       int windows,
       double warmupSeconds,
       double budgetSeconds,
-      int rounds) {
+      int rounds,
+      double minMeasuredSeconds) {
     long windowMillis = 60_000;
     Workload workload = Workload.parse(TrendStreams.workload(stream, 42, queries, windowMillis));
     List<Event> events = TrendStreams.events(stream, 42, eventsPerWindow, windows, windowMillis);
@@ -137,12 +147,18 @@ public final class TrendsBenchmark {
     }
     Result[] best = new Result[engines.size()];
     double[] spent = new double[engines.size()];
-    for (int round = 0; round < rounds; round++) {
+    for (int round = 0; round < MAX_ROUNDS; round++) {
+      boolean measured = false;
       for (int i = 0; i < engines.size(); i++) {
-        boolean done = best[i] != null && (!best[i].finished() || spent[i] >= budgetSeconds);
-        if (done) {
+        boolean more =
+            best[i] == null
+                || (best[i].finished()
+                    && spent[i] < budgetSeconds
+                    && (round < rounds || spent[i] < minMeasuredSeconds));
+        if (!more) {
           continue;
         }
+        measured = true;
         System.gc(); // start each measured run without the previous run's garbage
         Result r =
             run(
@@ -158,6 +174,9 @@ public final class TrendsBenchmark {
         if (best[i] == null || (r.finished() && r.seconds() < best[i].seconds())) {
           best[i] = r;
         }
+      }
+      if (!measured) {
+        break;
       }
     }
     return List.of(best);

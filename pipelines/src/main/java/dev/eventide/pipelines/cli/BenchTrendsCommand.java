@@ -36,6 +36,9 @@ import picocli.CommandLine.Option;
     })
 final class BenchTrendsCommand implements Callable<Integer> {
 
+  /** Short settings are measured in more rounds, until each engine has run for this long. */
+  private static final double MIN_MEASURED_SECONDS = 1;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Option(
@@ -107,8 +110,9 @@ final class BenchTrendsCommand implements Callable<Integer> {
       defaultValue = "3",
       paramLabel = "R",
       description =
-          "Measured rounds, each engine once per round in turn, the fastest run of each counting"
-              + " (default: ${DEFAULT-VALUE}).")
+          "Measured rounds, each engine once per round in turn, the fastest run of each counting;"
+              + " more while an engine has run for less than a second in all (default:"
+              + " ${DEFAULT-VALUE}).")
   int rounds;
 
   @Option(
@@ -240,7 +244,8 @@ final class BenchTrendsCommand implements Callable<Integer> {
           k);
       err.flush();
       List<TrendsBenchmark.Result> results =
-          TrendsBenchmark.compare(stream, n, k, chosenEngines(), windows, warmup, budget, rounds);
+          TrendsBenchmark.compare(
+              stream, n, k, chosenEngines(), windows, warmup, budget, rounds, MIN_MEASURED_SECONDS);
       agreed &= print(out, results);
       for (TrendsBenchmark.Result r : results) {
         data.addValue(r.eventsPerSecond(), r.engine().cliName(), "" + point);
@@ -343,8 +348,8 @@ final class BenchTrendsCommand implements Callable<Integer> {
     err.println(
         "bench: ns per burst: the fastest run of each engine; vs static: how many times faster"
             + " dynamic is than static, the median over rounds of their ratio in one round");
-    DefaultCategoryDataset data = new DefaultCategoryDataset();
     for (int perWindow : new int[] {10, 300}) {
+      DefaultCategoryDataset data = new DefaultCategoryDataset();
       for (int b : burstLengths) {
         for (int q : classSizes) {
           err.printf(
@@ -367,21 +372,23 @@ final class BenchTrendsCommand implements Callable<Integer> {
               r.sharedBursts() + " of " + r.bursts(),
               r.dynamicOverStatic());
           out.flush();
-          String setting = "b" + b + " q" + q + " w" + perWindow;
+          String setting = "b" + b + " q" + q;
           data.addValue(r.dynamicNanos(), "hamlet", setting);
           data.addValue(r.staticNanos(), "hamlet-static", setting);
           data.addValue(r.unsharedNanos(), "unshared", setting);
         }
       }
+      Path chart = chartDir.resolve("trends-burst-sweep-w" + perWindow + ".png");
+      Charts.logBars(
+          chart,
+          "Sharing a burst of b events in a class of q queries, "
+              + perWindow
+              + " bursts per window",
+          "burst length b, class size q",
+          "ns per burst (log scale)",
+          data);
+      err.printf(Locale.ROOT, "bench: chart %s%n", chart);
     }
-    Path chart = chartDir.resolve("trends-burst-sweep.png");
-    Charts.logBars(
-        chart,
-        "Sharing a burst: ns per burst (b events, q queries, w bursts per window)",
-        "setting",
-        "ns per burst (log scale)",
-        data);
-    err.printf(Locale.ROOT, "bench: chart %s%n", chart);
     return 0;
   }
 

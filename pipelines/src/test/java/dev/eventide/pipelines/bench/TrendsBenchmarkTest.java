@@ -22,7 +22,7 @@ class TrendsBenchmarkTest {
   void allEnginesProduceTheSameResultsOnEveryStream() {
     for (TrendStreams.Kind stream : TrendStreams.Kind.values()) {
       List<TrendsBenchmark.Result> results =
-          TrendsBenchmark.compare(stream, 400, 6, List.of(Engines.values()), 2, 0, 60, 2);
+          TrendsBenchmark.compare(stream, 400, 6, List.of(Engines.values()), 2, 0, 60, 2, 0);
       assertThat(results.size(), equalTo(Engines.values().length));
       for (TrendsBenchmark.Result r : results) {
         assertThat(r.finished(), equalTo(true));
@@ -63,10 +63,23 @@ class TrendsBenchmarkTest {
   }
 
   @Test
+  void theBurstSweepAgreesAcrossEnginesAndSharesOnlyWhereItPays() {
+    // Bursts of one event for two queries: dynamic evaluates them alone; of 16 for eight: shares.
+    BurstSharingSweep.Result alone = BurstSharingSweep.measure(1, 2, 10, 2000, 1);
+    assertThat(alone.bursts(), equalTo(1000L));
+    assertThat(alone.sharedBursts(), equalTo(0L));
+    BurstSharingSweep.Result shared = BurstSharingSweep.measure(16, 8, 10, 2000, 1);
+    assertThat(shared.bursts(), greaterThan(0L));
+    assertThat(shared.sharedBursts(), equalTo(shared.bursts()));
+  }
+
+  @Test
   void badSettingsAreUsageErrors() {
     assertThat(EventideCli.execute("bench", "trends", "--streams=bonds"), equalTo(2));
     assertThat(EventideCli.execute("bench", "trends", "--windows=0"), equalTo(2));
     assertThat(EventideCli.execute("bench", "trends", "--queries=0"), equalTo(2));
     assertThat(EventideCli.execute("bench", "trends", "--rounds=0"), equalTo(2));
+    assertThat(
+        EventideCli.execute("bench", "trends", "--burst-sweep", "--burst-lengths=0"), equalTo(2));
   }
 }

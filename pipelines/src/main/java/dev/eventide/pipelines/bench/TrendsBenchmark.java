@@ -149,7 +149,10 @@ public final class TrendsBenchmark {
     double[] spent = new double[engines.size()];
     for (int round = 0; round < MAX_ROUNDS; round++) {
       boolean measured = false;
-      for (int i = 0; i < engines.size(); i++) {
+      for (int turn = 0; turn < engines.size(); turn++) {
+        // Each round starts with another engine: the first run after a round's start is not
+        // always the same engine's.
+        int i = (turn + round) % engines.size();
         boolean more =
             best[i] == null
                 || (best[i].finished()

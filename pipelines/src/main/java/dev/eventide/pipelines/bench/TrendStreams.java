@@ -7,9 +7,10 @@ import java.util.Random;
 
 /**
  * Seeded event streams and query workloads for {@code eventide bench trends}, shaped like the
- * HAMLET paper's: a ride-sharing stream of 20 event types where Travel comes in bursts, and a
- * stock-like stream of 20 tickers where the busiest trade in bursts. Workloads share the bursty
- * Kleene type across queries with differing start types, aggregates and predicates.
+ * HAMLET paper's: a ride-sharing stream of 20 event types where Travel comes in bursts, a
+ * stock-like stream of 20 tickers where the busiest trade in bursts, and the rides stream with
+ * short bursts that queries split into small classes ({@link Kind#SCATTERED}). Workloads share the
+ * bursty Kleene type across queries with differing start types, aggregates and predicates.
  */
 public final class TrendStreams {
   static final String[] RIDE_TYPES = {

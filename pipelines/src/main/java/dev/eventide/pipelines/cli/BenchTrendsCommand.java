@@ -28,7 +28,8 @@ import picocli.CommandLine.Option;
       "Throughput, time per window and peak heap of HAMLET (dynamic sharing), HAMLET static, the"
           + " unshared incremental executor and GRETA on the same workload and stream, varying"
           + " events per window (at --fixed-queries) and queries (at --fixed-events), on a"
-          + " ride-sharing and a stock-like stream.",
+          + " ride-sharing and a stock-like stream, and one whose bursts are hardly worth"
+          + " sharing; or, with --burst-sweep, where sharing a burst pays.",
       "Every engine's results must be equal (a digest is compared); prints events/s and the"
           + " speed-up over GRETA and writes PNG charts. A run over its time budget stops early"
           + " and is marked: its events/s ('<') is then an upper bound, its speed-up over a"

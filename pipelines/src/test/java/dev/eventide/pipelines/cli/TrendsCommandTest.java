@@ -114,6 +114,30 @@ class TrendsCommandTest {
   }
 
   @Test
+  void deepNestingAndHugeNumbersInAQueryFileAreUsageErrorsWithTheirPlace() throws IOException {
+    Files.writeString(
+        queries,
+        "QUERY q\nRETURN COUNT(*)\nPATTERN "
+            + "SEQ(".repeat(20_000)
+            + "A"
+            + ")".repeat(20_000)
+            + "\nWITHIN 1 s\n");
+    Outcome deep = run("trends", "--queries=" + queries, "--events=" + events);
+    assertThat(deep.exitCode(), equalTo(2));
+    assertThat(
+        deep.err(), containsString(queries + ":3:409: patterns nest at most 100 levels deep"));
+    assertThat(deep.err(), not(containsString("\tat ")));
+    Files.writeString(
+        queries, "QUERY q\nRETURN COUNT(*)\nPATTERN A\nWITHIN 99999999999999999999 ms\n");
+    Outcome huge = run("trends", "--queries=" + queries, "--events=" + events);
+    assertThat(huge.exitCode(), equalTo(2));
+    assertThat(
+        huge.err(),
+        containsString(
+            queries + ":4:8: a window length must be at most 9223372036854775807 units"));
+  }
+
+  @Test
   void aPatternTooLargeToEvaluateIsAUsageError() throws IOException {
     String eight = "SEQ(A+, A+, A+, A+, A+, A+, A+, A+)";
     Files.writeString(

@@ -23,8 +23,15 @@ final class QueryParser {
   /** Each event is evaluated once per window containing it. */
   static final int MAX_OVERLAPPING_WINDOWS = 1000;
 
+  /**
+   * Patterns nest at most this deep (SEQ, OR, AND, parentheses): the parser and the compiler
+   * recurse over a pattern, and an automaton of at most 63 states needs far less.
+   */
+  static final int MAX_NESTING = 100;
+
   private final List<Token> tokens;
   private int position;
+  private int nesting;
 
   private QueryParser(List<Token> tokens) {
     this.tokens = tokens;
@@ -249,6 +256,18 @@ final class QueryParser {
 
   private Pattern pattern(boolean allowNot) {
     Token start = peek();
+    if (nesting == MAX_NESTING) {
+      throw error(start, "patterns nest at most " + MAX_NESTING + " levels deep");
+    }
+    nesting++;
+    try {
+      return unnestedPattern(start, allowNot);
+    } finally {
+      nesting--;
+    }
+  }
+
+  private Pattern unnestedPattern(Token start, boolean allowNot) {
     Pattern p;
     if (acceptWord("NOT")) {
       if (!allowNot) {
@@ -303,7 +322,12 @@ final class QueryParser {
     if (amount.kind() != Kind.NUMBER || amount.text().contains(".")) {
       throw expected(amount, "a whole number of time units, e.g. '30 minutes'");
     }
-    long n = Long.parseLong(amount.text());
+    long n;
+    try {
+      n = Long.parseLong(amount.text());
+    } catch (NumberFormatException tooLarge) {
+      throw error(amount, "a window length must be at most " + Long.MAX_VALUE + " units");
+    }
     if (n <= 0) {
       throw error(amount, "a window length must be positive, but was " + n);
     }
@@ -316,7 +340,17 @@ final class QueryParser {
           case "h", "hour", "hours" -> 3_600_000L;
           default -> throw expected(unit, "a time unit (ms, seconds, minutes, hours)");
         };
-    return Math.multiplyExact(n, millis);
+    if (n > Long.MAX_VALUE / millis) {
+      throw error(
+          amount,
+          n
+              + " "
+              + unit.text()
+              + " is longer than the longest window, "
+              + Long.MAX_VALUE
+              + " ms (about 292 million years)");
+    }
+    return n * millis;
   }
 
   // ---------------------------------------------------------------- tokens

@@ -115,11 +115,43 @@ class WorkloadParseTest {
         "bad comparison | QUERY q RETURN COUNT(*) PATTERN A WHERE A.x ~ 1 WITHIN 1 s"
             + " | 1:45 | unexpected character '~'",
         "empty file | -- nothing here | 1:16 | expected 'QUERY' but found no query",
+        "window too long for a long | QUERY q RETURN COUNT(*) PATTERN A WITHIN"
+            + " 99999999999999999999 ms | 1:42 | a window length must be at most"
+            + " 9223372036854775807 units",
+        "window too long in its unit | QUERY q RETURN COUNT(*) PATTERN A WITHIN"
+            + " 9223372036854775807 s | 1:42 | 9223372036854775807 s is longer than the longest"
+            + " window, 9223372036854775807 ms (about 292 million years)",
+        "slide too long | QUERY q RETURN COUNT(*) PATTERN A WITHIN 1 s SLIDE 9999999999999 h"
+            + " | 1:52 | 9999999999999 h is longer than the longest window, 9223372036854775807 ms"
+            + " (about 292 million years)",
       })
   void rejectsWithLineColumnAndReason(String name, String text, String where, String message) {
     QueryException e = assertThrows(QueryException.class, () -> Workload.parse(text));
     assertEquals(where, e.line() + ":" + e.column(), e.getMessage());
     assertEquals("line " + e.line() + ", column " + e.column() + ": " + message, e.getMessage());
+  }
+
+  @Test
+  void rejectsPatternsNestedBeyondTheLimitWithTheirPlace() {
+    for (String open : List.of("SEQ(", "(", "OR(A, ", "AND(B, ")) {
+      String ok = "QUERY q RETURN COUNT(*) PATTERN " + nested(open, 99) + " WITHIN 1 s";
+      assertEquals(1, Workload.parse(ok).queries().size(), open);
+      for (int depth : List.of(101, 100_000)) {
+        String text = "QUERY q RETURN COUNT(*) PATTERN " + nested(open, depth) + " WITHIN 1 s";
+        QueryException e = assertThrows(QueryException.class, () -> Workload.parse(text));
+        // The 101st level: the item inside the 100th '('.
+        int column = 33 + 99 * open.length() + open.indexOf('(') + 1;
+        assertEquals(
+            "line 1, column " + column + ": patterns nest at most 100 levels deep",
+            e.getMessage(),
+            open);
+      }
+    }
+  }
+
+  /** {@code depth} levels of {@code open} around the type A, closed again. */
+  private static String nested(String open, int depth) {
+    return open.repeat(depth) + "A" + ")".repeat(depth);
   }
 
   @Test

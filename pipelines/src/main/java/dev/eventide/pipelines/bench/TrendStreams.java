@@ -43,7 +43,7 @@ public final class TrendStreams {
     RIDES,
     STOCKS,
     /**
-     * The rides stream where Travel comes alone or in short runs (mean 1.5) and every query has a
+     * The rides stream where Travel comes alone or in short runs (mean 1.2) and every query has a
      * speed limit of its own on Travel: bursts are split into classes of one or a few queries, so
      * sharing a burst saves little and costs a map; the case where HAMLET's dynamic decision should
      * not share.
@@ -55,8 +55,9 @@ public final class TrendStreams {
 
   /**
    * Events for {@code windows} windows of {@code windowMillis} each, {@code perWindow} events in
-   * each, in time order: bursts of the shared Kleene type (mean length 20) between single events of
-   * the other types; about 5 in 6 events are of the bursty type.
+   * each, in time order: bursts of the shared Kleene type (mean length 12; about 1.2 on {@link
+   * Kind#SCATTERED}) between single events of the other types; about 5 in 6 events are of the
+   * bursty type (about 3 in 8 on {@link Kind#SCATTERED}).
    */
   public static List<Event> events(
       Kind kind, long seed, int perWindow, int windows, long windowMillis) {

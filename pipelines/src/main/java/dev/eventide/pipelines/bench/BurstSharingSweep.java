@@ -13,13 +13,18 @@ import java.util.List;
  * of fixed-length bursts read by a class of identical queries, per burst length and class size. The
  * stream repeats a start event and {@code burst} Kleene events at distinct times; every query is
  * {@code SEQ(S, T+)} with {@code COUNT(*)}, so all queries accept every event and form one class.
- * Short windows keep the counts small (a few words); long ones let them grow to hundreds of bits.
- * The fastest of the interleaved runs of each engine counts; the result says, per setting, which of
- * static and unshared is faster and where dynamic lands between them.
+ * Short windows keep the counts small (a few words); long ones let them grow to thousands of bits.
+ * The engines run in turn, each round starting with another one, after a collection; the fastest
+ * run of each counts, and dynamic against static is the median of their ratios per round.
  */
 public final class BurstSharingSweep {
 
-  /** One setting's measurement, in nanoseconds per burst (a start event and its burst). */
+  /**
+   * One setting's measurement, in nanoseconds per burst (a start event and its burst). {@code
+   * dynamicOverStatic} is how many times faster dynamic is than static (below 1: slower): the
+   * median over the rounds of static's time over dynamic's in the same round, which cancels the
+   * machine's drift between rounds better than a ratio of the fastest runs.
+   */
   public record Result(
       int burst,
       int queries,
@@ -29,22 +34,7 @@ public final class BurstSharingSweep {
       double unsharedNanos,
       long sharedBursts,
       long bursts,
-      double medianRoundRatio) {
-
-    /**
-     * How many times faster dynamic is than static (below 1: slower): the median over the rounds of
-     * static's time over dynamic's in the same round, which cancels the machine's drift between
-     * rounds better than a ratio of the fastest runs.
-     */
-    public double dynamicOverStatic() {
-      return medianRoundRatio;
-    }
-
-    /** How many times faster dynamic is than the faster of static and unshared. */
-    public double dynamicOverBest() {
-      return Math.min(staticNanos, unsharedNanos) / dynamicNanos;
-    }
-  }
+      double dynamicOverStatic) {}
 
   private static final List<Engines> ENGINES =
       List.of(Engines.HAMLET, Engines.HAMLET_STATIC, Engines.UNSHARED);

@@ -42,12 +42,7 @@ public final class TrendsBenchmark {
     }
   }
 
-  /**
-   * Short runs are measured in more rounds, until each engine has run for this long: a run of a few
-   * milliseconds is at the mercy of the machine's noise.
-   */
-  private static final double MIN_MEASURED_SECONDS = 1;
-
+  /** A cap on the extra rounds of settings that run for less than the minimum time. */
   private static final int MAX_ROUNDS = 200;
 
   /** The largest heap in use after a collection since the current run started. */

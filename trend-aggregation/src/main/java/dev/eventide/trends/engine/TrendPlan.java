@@ -392,14 +392,14 @@ public final class TrendPlan {
         windows.add(w);
       }
     }
+    counters.add("bursts", 1);
+    counters.add("burstEvents", burst.size());
     int[] readers = u.readers.get(u.sharedType);
     boolean dynamic = sharing == Sharing.DYNAMIC;
     int bits = dynamic ? bitsOf(u, readers[0], windows) : 0;
     if (dynamic && !share(u, readers.length, readers[0], burst, windows.size(), bits)) {
       // Not worth sharing even if every reader accepted every event (classes only make it less
       // so): evaluate it alone without forming classes.
-      counters.add("bursts", 1);
-      counters.add("burstEvents", burst.size());
       counters.add("splitBursts", 1);
       evaluateAlone(u, readers, burst, windows);
       return;
@@ -420,8 +420,6 @@ public final class TrendPlan {
       }
       classes.computeIfAbsent(accepted, a -> new ArrayList<>()).add(m);
     }
-    counters.add("bursts", 1);
-    counters.add("burstEvents", burst.size());
     boolean shared = false;
     boolean split = classes.size() > 1;
     for (var c : classes.entrySet()) {

@@ -8,19 +8,14 @@ import dev.eventide.trends.engine.TrendPlan;
 import dev.eventide.trends.io.BadEventException;
 import dev.eventide.trends.io.EventOrderException;
 import dev.eventide.trends.io.EventSchema;
+import dev.eventide.trends.io.TextLines;
 import dev.eventide.trends.io.TrendJob;
 import dev.eventide.trends.query.QueryException;
 import dev.eventide.trends.query.Workload;
-import java.io.BufferedReader;
-import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,8 +38,10 @@ import picocli.CommandLine.Option;
     versionProvider = EventideCli.Version.class,
     description = {
       "Aggregates Kleene-pattern event trends for a workload of queries (HAMLET).",
-      "Events: JSON lines {\"type\":..,\"time\":<epoch ms>,<attributes>}, in time order (or"
-          + " out of order by at most --max-delay; --sort reads and sorts the whole file)."
+      "Events: UTF-8 JSON lines, one object each {\"type\":..,\"time\":<epoch ms>,<attributes>},"
+          + " attributes strings or numbers within a double's range, in time order (or out of"
+          + " order by at most --max-delay; --sort reads and sorts the whole file). A line that is"
+          + " not such an event is bad: it stops the run, or goes to --dead-letter."
           + " Results: JSON lines {\"query\",\"group\",\"window_start\",\"window_end\",\"value\"}.",
       "Events are evaluated as they are read: memory is bounded by the open windows and"
           + " --max-delay, not by the file. A long run prints its progress on stderr.",
@@ -70,7 +67,7 @@ final class TrendsCommand implements Callable<Integer> {
       names = "--events",
       required = true,
       paramLabel = "FILE|-",
-      description = "The event file, or - for standard input.")
+      description = "The event file (or a pipe, e.g. <(zcat events.gz)), or - for standard input.")
   String events;
 
   @Option(
@@ -161,15 +158,13 @@ final class TrendsCommand implements Callable<Integer> {
       throw new EventideCli.UsageException("--max-delay must not be negative");
     }
     Workload workload = readWorkload();
+    checkOutputsAreNotInputs();
     if (runner != null || flinkMaster != null || config != null || parallelism != null) {
       return runPipeline(workload, chosen, err);
     }
-    try (BufferedReader in = openEvents();
+    try (TextLines in = openEvents();
         Writer results = openOut();
-        Writer dead =
-            deadLetter == null
-                ? null
-                : Files.newBufferedWriter(deadLetter, StandardCharsets.UTF_8)) {
+        Writer dead = openDeadLetter()) {
       TrendJob.Summary summary;
       try {
         TrendJob.Options options =
@@ -226,20 +221,15 @@ final class TrendsCommand implements Callable<Integer> {
     List<Event> read = new ArrayList<>();
     long badLines = 0;
     EventSchema schema = EventSchema.of(workload);
-    try (BufferedReader in = openEvents();
-        Writer dead =
-            deadLetter == null
-                ? null
-                : Files.newBufferedWriter(deadLetter, StandardCharsets.UTF_8)) {
-      String line;
-      long number = 0;
-      while ((line = in.readLine()) != null) {
-        number++;
-        if (line.isBlank()) {
+    try (TextLines in = openEvents();
+        Writer results = openOut();
+        Writer dead = openDeadLetter()) {
+      for (TextLines.Line line = in.next(); line != null; line = in.next()) {
+        if (line.isValid() && line.text().isBlank()) {
           continue;
         }
         try {
-          read.add(TrendJob.parseEvent(line, number, schema));
+          read.add(TrendJob.parseEvent(line, schema));
         } catch (BadEventException e) {
           if (dead == null) {
             err.println("eventide trends: " + events + ":" + e.line() + ": " + e.reason());
@@ -247,7 +237,7 @@ final class TrendsCommand implements Callable<Integer> {
             return EventideCli.EXIT_FAILED;
           }
           badLines++;
-          dead.write(TrendJob.deadLetterLine(e, line));
+          dead.write(TrendJob.deadLetterLine(e, line.text()));
           dead.write('\n');
         }
       }
@@ -262,11 +252,9 @@ final class TrendsCommand implements Callable<Integer> {
         progress.shutdownNow();
         TrendPipeline.deleteWork(work);
       }
-      try (Writer results = openOut()) {
-        for (String r : outcome.results()) {
-          results.write(r);
-          results.write('\n');
-        }
+      for (String r : outcome.results()) {
+        results.write(r);
+        results.write('\n');
       }
       for (String d : outcome.deadLetters()) {
         if (dead != null) {
@@ -324,13 +312,8 @@ final class TrendsCommand implements Callable<Integer> {
     return executor;
   }
 
-  private Workload readWorkload() throws IOException {
-    String text;
-    try {
-      text = Files.readString(queries, StandardCharsets.UTF_8);
-    } catch (NoSuchFileException e) {
-      throw new EventideCli.UsageException("no query file " + queries);
-    }
+  private Workload readWorkload() {
+    String text = CliFiles.readText("--queries", queries);
     try {
       Workload workload = Workload.parse(text);
       Engines.check(workload);
@@ -348,26 +331,42 @@ final class TrendsCommand implements Callable<Integer> {
     return message.substring(message.indexOf(": ") + 2);
   }
 
-  private BufferedReader openEvents() throws IOException {
-    if (events.equals("-")) {
-      return new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+  /** No output may overwrite an input or another output. */
+  private void checkOutputsAreNotInputs() {
+    List<CliFiles.Named> inputs = new ArrayList<>();
+    inputs.add(new CliFiles.Named("--queries", queries));
+    if (!events.equals("-")) {
+      inputs.add(new CliFiles.Named("--events", Path.of(events)));
     }
-    Path path = Path.of(events);
-    if (!Files.isRegularFile(path)) {
-      throw new EventideCli.UsageException("no event file " + events);
+    if (config != null) {
+      inputs.add(new CliFiles.Named("--config", config));
     }
-    return Files.newBufferedReader(path, StandardCharsets.UTF_8);
+    List<CliFiles.Named> outputs = new ArrayList<>();
+    if (!out.equals("-")) {
+      outputs.add(new CliFiles.Named("--out", Path.of(out)));
+    }
+    if (deadLetter != null) {
+      outputs.add(new CliFiles.Named("--dead-letter", deadLetter));
+    }
+    CliFiles.checkDistinct(inputs, outputs);
   }
 
-  private Writer openOut() throws IOException {
-    if (out.equals("-")) {
-      return new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8)) {
-        @Override
-        public void close() throws IOException {
-          flush(); // leave System.out open
-        }
-      };
+  private TextLines openEvents() throws IOException {
+    if (events.equals("-")) {
+      try {
+        return TextLines.open(System.in);
+      } catch (TextLines.NotUtf8Exception e) {
+        throw new EventideCli.UsageException("the standard input " + e.getMessage());
+      }
     }
-    return Files.newBufferedWriter(Path.of(out), StandardCharsets.UTF_8);
+    return CliFiles.openLines("--events", Path.of(events));
+  }
+
+  private Writer openOut() {
+    return out.equals("-") ? CliFiles.standardOutput() : CliFiles.openOutput("--out", Path.of(out));
+  }
+
+  private Writer openDeadLetter() {
+    return deadLetter == null ? null : CliFiles.openOutput("--dead-letter", deadLetter);
   }
 }

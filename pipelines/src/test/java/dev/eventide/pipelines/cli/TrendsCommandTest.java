@@ -5,11 +5,14 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.not;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -183,7 +186,191 @@ class TrendsCommandTest {
         equalTo(2));
     Outcome o = run("trends", "--queries=" + temp.resolve("none"), "--events=" + events);
     assertThat(o.exitCode(), equalTo(2));
-    assertThat(o.err(), containsString("no query file"));
+    assertThat(o.err(), containsString("--queries " + temp.resolve("none") + ": no such file"));
+    Outcome directory = run("trends", "--queries=" + queries, "--events=" + temp);
+    assertThat(directory.exitCode(), equalTo(2));
+    assertThat(directory.err(), containsString("--events " + temp + " is a directory, not a file"));
     assertThat(run("trends", "--queries=" + queries).exitCode(), equalTo(2));
+  }
+
+  @Test
+  void badJsonLinesAreDeadLettersWithTheirNumberAndReason() throws IOException {
+    String good = "{\"type\":\"Travel\",\"time\":5,\"driver\":7,\"district\":3";
+    Files.writeString(
+        events,
+        Files.readString(events)
+            + good
+            + ",\"speed\":1e400}\n"
+            + good
+            + "} x\n"
+            + good
+            + "},\n"
+            + good
+            + "}"
+            + good
+            + "}\n"
+            + "{\"type\":\"Travel\",\"time\":5,\"time\":6,\"driver\":7,\"district\":3}\n");
+    Path dead = temp.resolve("dead.jsonl");
+    Path out = temp.resolve("out.jsonl");
+    Outcome o =
+        run(
+            "trends",
+            "--queries=" + queries,
+            "--events=" + events,
+            "--out=" + out,
+            "--dead-letter=" + dead);
+    assertThat(o.err(), o.exitCode(), equalTo(0));
+    assertThat(o.err(), containsString("4 events, 1 results"));
+    assertThat(o.err(), containsString("5 bad event lines written to " + dead));
+    List<String> letters = Files.readAllLines(dead);
+    assertThat(letters.size(), equalTo(5));
+    assertThat(
+        letters.get(0),
+        containsString("{\"line\":5,\"reason\":\"attribute \\\"speed\\\" is 1e400"));
+    for (int i = 1; i < 4; i++) {
+      assertThat(
+          letters.get(i), containsString("\"line\":" + (5 + i) + ",\"reason\":\"text after"));
+    }
+    assertThat(
+        letters.get(4),
+        containsString("{\"line\":9,\"reason\":\"field \\\"time\\\" appears more than once"));
+    Outcome stopped = run("trends", "--queries=" + queries, "--events=" + events, "--out=" + out);
+    assertThat(stopped.exitCode(), equalTo(1));
+    assertThat(stopped.err(), containsString(events + ":5: attribute \"speed\" is 1e400, out of"));
+  }
+
+  @Test
+  void linesAreDecodedOneByOneAndNumberedAsAnEditorDoes() throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    bytes.writeBytes(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}); // a UTF-8 BOM
+    List<String> lines = Files.readAllLines(events);
+    bytes.writeBytes((lines.get(0) + "\r\n").getBytes(StandardCharsets.UTF_8));
+    bytes.writeBytes(
+        "{\"type\":\"Travel\",\"time\":2,\"driver\":\"\u00e9".getBytes(StandardCharsets.UTF_8));
+    bytes.write(0xC3); // cut short: not UTF-8
+    bytes.writeBytes("\",\"district\":3}\r\n".getBytes(StandardCharsets.UTF_8));
+    for (String line : lines.subList(1, lines.size())) {
+      bytes.writeBytes((line + "\r\n").getBytes(StandardCharsets.UTF_8));
+    }
+    // A lone CR inside a line's whitespace neither ends the line nor spoils the event.
+    bytes.writeBytes(
+        "{\"type\":\"Travel\",\"time\":5,\r\"driver\":7,\"district\":3}\n"
+            .getBytes(StandardCharsets.UTF_8));
+    bytes.writeBytes("{\"type\":\"Travel\",\"time\":6}\n".getBytes(StandardCharsets.UTF_8));
+    Files.write(events, bytes.toByteArray());
+    Path dead = temp.resolve("dead.jsonl");
+    Path out = temp.resolve("out.jsonl");
+    Outcome o =
+        run(
+            "trends",
+            "--queries=" + queries,
+            "--events=" + events,
+            "--out=" + out,
+            "--dead-letter=" + dead);
+    assertThat(o.err(), o.exitCode(), equalTo(0));
+    assertThat(o.err(), containsString("5 events, 1 results"));
+    List<String> letters = Files.readAllLines(dead);
+    assertThat(letters.size(), equalTo(2));
+    assertThat(
+        letters.get(0),
+        containsString("{\"line\":2,\"reason\":\"not valid UTF-8 (byte 0xC3 at column 38)\""));
+    assertThat(letters.get(1), containsString("{\"line\":7,"));
+    assertThat(Files.readString(out), containsString("\"value\":\"4\""));
+  }
+
+  @Test
+  void aFileInAnotherEncodingIsAUsageErrorAndAQueryFileLineThatIsNotUtf8HasItsNumber()
+      throws IOException {
+    Path utf16 = temp.resolve("utf16.jsonl");
+    Files.writeString(utf16, "\uFEFF" + Files.readString(events), StandardCharsets.UTF_16LE);
+    Outcome o = run("trends", "--queries=" + queries, "--events=" + utf16);
+    assertThat(o.exitCode(), equalTo(2));
+    assertThat(
+        o.err(),
+        containsString(
+            "--events "
+                + utf16
+                + " is UTF-16 (it starts with a UTF-16 byte order mark); Eventide reads UTF-8"));
+
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    bytes.writeBytes("QUERY q\r\nRETURN COUNT(*)\r\n-- caf".getBytes(StandardCharsets.UTF_8));
+    bytes.write(0xE9); // Latin-1
+    bytes.writeBytes("\r\nPATTERN A+ WITHIN 1 s\n".getBytes(StandardCharsets.UTF_8));
+    Files.write(queries, bytes.toByteArray());
+    Outcome q = run("trends", "--queries=" + queries, "--events=" + events);
+    assertThat(q.exitCode(), equalTo(2));
+    assertThat(q.err(), containsString(queries + ":3: not valid UTF-8 (byte 0xE9 at column 7)"));
+
+    Files.writeString(queries, "QUERY q\r\nRETURN COUNT(*)\rPATTERN A+\r\nWITHIN 1 sec\n");
+    Outcome column = run("trends", "--queries=" + queries, "--events=" + events);
+    assertThat(column.exitCode(), equalTo(2));
+    assertThat(column.err(), containsString(queries + ":3:10: expected a time unit"));
+  }
+
+  @Test
+  void eventsMayComeFromAPipe() throws Exception {
+    Path fifo = temp.resolve("events.fifo");
+    Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+    assertThat(mkfifo.waitFor(), equalTo(0));
+    String text = Files.readString(events);
+    Thread writer =
+        new Thread(
+            () -> {
+              try {
+                Files.writeString(fifo, text);
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
+    writer.start();
+    Path out = temp.resolve("out.jsonl");
+    Outcome o = run("trends", "--queries=" + queries, "--events=" + fifo, "--out=" + out);
+    writer.join();
+    assertThat(o.err(), o.exitCode(), equalTo(0));
+    assertThat(Files.readString(out), containsString("\"value\":\"3\""));
+  }
+
+  @Test
+  void outputsThatWouldOverwriteAnInputOrCannotBeWrittenFailAtOnce() throws IOException {
+    String before = Files.readString(events);
+    Outcome overwrite =
+        run("trends", "--queries=" + queries, "--events=" + events, "--out=" + events);
+    assertThat(overwrite.exitCode(), equalTo(2));
+    assertThat(
+        overwrite.err(),
+        containsString(
+            "--out " + events + " is also the --events file, which writing it would destroy"));
+    Outcome dead =
+        run(
+            "trends",
+            "--queries=" + queries,
+            "--events=" + events,
+            "--dead-letter=" + temp.resolve(".").resolve(queries.getFileName()));
+    assertThat(dead.exitCode(), equalTo(2));
+    assertThat(dead.err(), containsString("is also the --queries file"));
+    Path both = temp.resolve("both.jsonl");
+    Outcome same =
+        run(
+            "trends",
+            "--queries=" + queries,
+            "--events=" + events,
+            "--out=" + both,
+            "--dead-letter=" + temp.resolve("x/../both.jsonl"));
+    assertThat(same.exitCode(), equalTo(2));
+    assertThat(same.err(), containsString("--out and --dead-letter name the same file"));
+    assertThat(Files.readString(events), equalTo(before));
+    assertThat(Files.readString(queries).startsWith("QUERY trips"), equalTo(true));
+
+    Path nowhere = temp.resolve("no-such-directory").resolve("out.jsonl");
+    Outcome unwritable =
+        run("trends", "--queries=" + queries, "--events=" + events, "--out=" + nowhere);
+    assertThat(unwritable.exitCode(), equalTo(2));
+    assertThat(
+        unwritable.err(),
+        containsString("--out " + nowhere + ": cannot write it: no such file or directory"));
+    Outcome directory =
+        run("trends", "--queries=" + queries, "--events=" + events, "--dead-letter=" + temp);
+    assertThat(directory.exitCode(), equalTo(2));
+    assertThat(directory.err(), containsString("--dead-letter " + temp + " is a directory"));
   }
 }

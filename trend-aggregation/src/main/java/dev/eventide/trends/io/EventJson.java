@@ -1,26 +1,35 @@
 package dev.eventide.trends.io;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.core.JsonToken;
 import dev.eventide.trends.Event;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * Events as JSON lines: {@code {"type":"Travel","time":1700000000000,"driver":7,"speed":8.5}} —
- * {@code time} in epoch milliseconds, every other field an attribute (a number, kept exact, or a
- * string).
+ * {@code time} in epoch milliseconds (an integer that fits a {@code long}), every other field an
+ * attribute: a string, or a number kept exact whose magnitude is within a {@code double}'s range
+ * (0, or from {@value #SMALLEST} to {@value #LARGEST}).
+ *
+ * <p>A line is one JSON object and nothing else: text after the object (a second object, a comma)
+ * and a field named twice make the line bad, never silently half-read.
  */
 public final class EventJson {
-  private static final ObjectMapper MAPPER =
-      new ObjectMapper()
-          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-          .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
+  /** The smallest magnitude of a non-zero attribute number, a double's smallest. */
+  public static final String SMALLEST = "4.9E-324";
+
+  /** The largest magnitude of an attribute number, a double's largest. */
+  public static final String LARGEST = "1.7976931348623157E308";
+
+  private static final BigDecimal SMALLEST_MAGNITUDE = new BigDecimal(SMALLEST);
+  private static final BigDecimal LARGEST_MAGNITUDE = new BigDecimal(LARGEST);
+  private static final JsonFactory JSON = new JsonFactory();
 
   private EventJson() {}
 
@@ -31,46 +40,134 @@ public final class EventJson {
    * @throws BadEventException saying what is wrong with the line
    */
   public static Event parse(String line, long lineNumber) {
-    JsonNode node;
-    try {
-      node = MAPPER.readTree(line);
+    try (JsonParser p = JSON.createParser(line)) {
+      return read(p, line, lineNumber);
     } catch (JsonProcessingException e) {
-      throw new BadEventException(lineNumber, "not valid JSON: " + e.getOriginalMessage());
+      throw new BadEventException(
+          lineNumber,
+          "not valid JSON at column "
+              + e.getLocation().getColumnNr()
+              + ": "
+              + e.getOriginalMessage().lines().findFirst().orElse(""));
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not read a line held in memory", e);
+    } catch (BadEventException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // Whatever the parser could not handle is this line's fault: a bad line, never a crash.
+      throw new BadEventException(lineNumber, "could not be read as an event: " + e);
     }
-    if (node == null || !node.isObject()) {
+  }
+
+  private static Event read(JsonParser p, String line, long lineNumber) throws IOException {
+    if (p.nextToken() != JsonToken.START_OBJECT) {
       throw new BadEventException(lineNumber, "expected a JSON object, but found " + line.strip());
     }
-    JsonNode type = node.get("type");
-    if (type == null || !type.isTextual() || type.asText().isEmpty()) {
+    String type = null;
+    Long time = null;
+    Map<String, Object> attributes = new LinkedHashMap<>();
+    for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+      String name = p.currentName();
+      JsonToken value = p.nextToken();
+      boolean twice;
+      if (name.equals("type")) {
+        twice = type != null;
+        type = typeOf(p, value, lineNumber);
+      } else if (name.equals("time")) {
+        twice = time != null;
+        time = timeOf(p, value, lineNumber);
+      } else {
+        twice = attributes.put(name, attributeOf(p, name, value, lineNumber)) != null;
+      }
+      if (twice) {
+        throw new BadEventException(lineNumber, "field \"" + name + "\" appears more than once");
+      }
+    }
+    int end = (int) p.currentLocation().getCharOffset();
+    while (end < line.length() && " \t\r\n".indexOf(line.charAt(end)) >= 0) {
+      end++;
+    }
+    if (end < line.length()) {
+      throw new BadEventException(
+          lineNumber,
+          "text after the event's JSON object at column "
+              + (end + 1)
+              + ": one event per line, and nothing else on it");
+    }
+    if (type == null) {
       throw new BadEventException(lineNumber, "\"type\" must be a non-empty string");
     }
-    JsonNode time = node.get("time");
-    if (time == null || !time.isIntegralNumber() || !time.canConvertToLong()) {
+    if (time == null) {
       throw new BadEventException(
           lineNumber, "\"time\" must be an integer number of epoch milliseconds");
     }
-    Map<String, Object> attributes = new LinkedHashMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> field = it.next();
-      String name = field.getKey();
-      if (name.equals("type") || name.equals("time")) {
-        continue;
-      }
-      JsonNode value = field.getValue();
-      if (value.isNumber()) {
-        attributes.put(
-            name,
-            value.isIntegralNumber()
-                ? new BigDecimal(value.bigIntegerValue())
-                : value.decimalValue());
-      } else if (value.isTextual()) {
-        attributes.put(name, value.asText());
-      } else {
-        throw new BadEventException(
-            lineNumber,
-            "attribute \"" + name + "\" must be a number or a string, but was " + value);
-      }
+    return Event.of(type, time, attributes);
+  }
+
+  private static String typeOf(JsonParser p, JsonToken value, long lineNumber) throws IOException {
+    if (value != JsonToken.VALUE_STRING || p.getText().isEmpty()) {
+      throw new BadEventException(lineNumber, "\"type\" must be a non-empty string");
     }
-    return Event.of(type.asText(), time.asLong(), attributes);
+    return p.getText();
+  }
+
+  private static long timeOf(JsonParser p, JsonToken value, long lineNumber) throws IOException {
+    if (value != JsonToken.VALUE_NUMBER_INT) {
+      throw new BadEventException(
+          lineNumber, "\"time\" must be an integer number of epoch milliseconds");
+    }
+    if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+      throw new BadEventException(
+          lineNumber,
+          "\"time\" "
+              + p.getText()
+              + " is out of the range of epoch milliseconds ("
+              + Long.MIN_VALUE
+              + " to "
+              + Long.MAX_VALUE
+              + ")");
+    }
+    return p.getLongValue();
+  }
+
+  private static Object attributeOf(JsonParser p, String name, JsonToken value, long lineNumber)
+      throws IOException {
+    if (value == JsonToken.VALUE_STRING) {
+      return p.getText();
+    }
+    if (value != JsonToken.VALUE_NUMBER_INT && value != JsonToken.VALUE_NUMBER_FLOAT) {
+      throw new BadEventException(
+          lineNumber,
+          "attribute \"" + name + "\" must be a number or a string, but was " + describe(value));
+    }
+    BigDecimal number = p.getDecimalValue();
+    BigDecimal magnitude = number.abs();
+    if (number.signum() != 0
+        && (magnitude.compareTo(LARGEST_MAGNITUDE) > 0
+            || magnitude.compareTo(SMALLEST_MAGNITUDE) < 0)) {
+      throw new BadEventException(
+          lineNumber,
+          "attribute \""
+              + name
+              + "\" is "
+              + p.getText()
+              + ", out of the range of numbers an event may carry (0, or a magnitude from "
+              + SMALLEST
+              + " to "
+              + LARGEST
+              + ")");
+    }
+    return number;
+  }
+
+  private static String describe(JsonToken value) {
+    return switch (value) {
+      case START_OBJECT -> "an object";
+      case START_ARRAY -> "an array";
+      case VALUE_TRUE -> "true";
+      case VALUE_FALSE -> "false";
+      case VALUE_NULL -> "null";
+      default -> String.valueOf(value);
+    };
   }
 }

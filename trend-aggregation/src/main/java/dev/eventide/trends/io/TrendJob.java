@@ -4,7 +4,6 @@ import dev.eventide.trends.Event;
 import dev.eventide.trends.TrendEngine;
 import dev.eventide.trends.engine.Engines;
 import dev.eventide.trends.query.Workload;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
@@ -84,7 +83,7 @@ public final class TrendJob {
   public static Summary run(
       Workload workload,
       Engines engine,
-      BufferedReader events,
+      TextLines events,
       Writer out,
       Writer deadLetter,
       Options options) {
@@ -109,21 +108,20 @@ public final class TrendJob {
     long read = 0;
     long bad = 0;
     try {
-      long lineNumber = 0;
-      for (String line = events.readLine(); line != null; line = events.readLine()) {
-        lineNumber++;
-        if (line.isBlank()) {
+      for (TextLines.Line line = events.next(); line != null; line = events.next()) {
+        long lineNumber = line.number();
+        if (line.isValid() && line.text().isBlank()) {
           continue;
         }
         Event e;
         try {
-          e = parseEvent(line, lineNumber, schema);
+          e = parseEvent(line, schema);
         } catch (BadEventException failure) {
           if (deadLetter == null) {
             throw failure;
           }
           bad++;
-          deadLetter.write(DeadLetter.format(failure, line));
+          deadLetter.write(DeadLetter.format(failure, line.text()));
           deadLetter.write('\n');
           continue;
         }
@@ -221,6 +219,19 @@ public final class TrendJob {
         trends.process(buffer.poll().event());
       }
     }
+  }
+
+  /**
+   * Parses an event line and checks it against the workload's schema.
+   *
+   * @throws BadEventException with the line number and what is wrong, also for a line that is not
+   *     valid UTF-8 or too long
+   */
+  public static Event parseEvent(TextLines.Line line, EventSchema schema) {
+    if (!line.isValid()) {
+      throw new BadEventException(line.number(), line.problem());
+    }
+    return parseEvent(line.text(), line.number(), schema);
   }
 
   /**

@@ -2,14 +2,17 @@ package dev.eventide.trends.io;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.eventide.trends.Event;
 import dev.eventide.trends.engine.Engines;
 import dev.eventide.trends.query.Workload;
-import java.io.BufferedReader;
-import java.io.StringReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 class TrendJobTest {
@@ -45,7 +48,7 @@ class TrendJobTest {
         assertThrows(BadEventException.class, () -> EventJson.parse("{\"time\":1}", 4))
             .getMessage());
     assertEquals(
-        "line 5: attribute \"x\" must be a number or a string, but was [1]",
+        "line 5: attribute \"x\" must be a number or a string, but was an array",
         assertThrows(
                 BadEventException.class,
                 () -> EventJson.parse("{\"type\":\"A\",\"time\":1,\"x\":[1]}", 5))
@@ -53,6 +56,66 @@ class TrendJobTest {
     assertEquals(
         "line 6: expected a JSON object, but found 42",
         assertThrows(BadEventException.class, () -> EventJson.parse("42", 6)).getMessage());
+  }
+
+  @Test
+  void aLineIsOneObjectWithEachFieldOnceAndNothingAfterIt() {
+    String event = "{\"type\":\"A\",\"time\":1,\"x\":2}";
+    for (String after : new String[] {" x", ",", "]", event, " {}", " 1"}) {
+      BadEventException e =
+          assertThrows(BadEventException.class, () -> EventJson.parse(event + after, 7), after);
+      assertEquals(7, e.line());
+      assertEquals(
+          "text after the event's JSON object at column "
+              + (event.length() + after.indexOf(after.strip()) + 1)
+              + ": one event per line, and nothing else on it",
+          e.reason());
+    }
+    assertEquals(new BigDecimal(2), EventJson.parse(" " + event + " \t\r", 1).attribute("x"));
+    for (String twice :
+        new String[] {
+          "{\"type\":\"A\",\"time\":\"x\",\"time\":1}",
+          "{\"type\":\"A\",\"type\":\"B\",\"time\":1}",
+          "{\"type\":\"A\",\"time\":1,\"x\":1,\"x\":2}"
+        }) {
+      BadEventException e = assertThrows(BadEventException.class, () -> EventJson.parse(twice, 2));
+      assertTrue(
+          e.reason().matches("field \"(time|type|x)\" appears more than once|\"time\".*"),
+          e.reason());
+    }
+  }
+
+  @Test
+  void numbersBeyondADoublesRangeAreBadLinesAndOthersStayExact() {
+    for (String number : new String[] {"1e400", "-1e309", "1e-400", "2E+308", "1e999999999"}) {
+      BadEventException e =
+          assertThrows(
+              BadEventException.class,
+              () -> EventJson.parse("{\"type\":\"A\",\"time\":1,\"speed\":" + number + "}", 9),
+              number);
+      assertEquals(
+          "attribute \"speed\" is "
+              + number
+              + ", out of the range of numbers an event may carry (0, or a magnitude from 4.9E-324"
+              + " to 1.7976931348623157E308)",
+          e.reason());
+    }
+    for (String number :
+        new String[] {"0", "0e999999", "1e308", "-1.7976931348623157E308", "4.9e-324", "0.10"}) {
+      Event e = EventJson.parse("{\"type\":\"A\",\"time\":1,\"speed\":" + number + "}", 1);
+      assertEquals(0, new BigDecimal(number).compareTo((BigDecimal) e.attribute("speed")), number);
+    }
+    assertEquals(
+        new BigDecimal("0.10"),
+        EventJson.parse("{\"type\":\"A\",\"time\":1,\"speed\":0.10}", 1).attribute("speed"));
+    BadEventException time =
+        assertThrows(
+            BadEventException.class,
+            () -> EventJson.parse("{\"type\":\"A\",\"time\":9223372036854775808}", 4));
+    assertEquals(
+        "\"time\" 9223372036854775808 is out of the range of epoch milliseconds"
+            + " (-9223372036854775808 to 9223372036854775807)",
+        time.reason());
   }
 
   @Test
@@ -85,8 +148,7 @@ class TrendJobTest {
           + "\"value\":\"7\"}\n";
 
   private static TrendJob.Summary run(String events, StringWriter out, TrendJob.Options options) {
-    return TrendJob.run(
-        WORKLOAD, Engines.HAMLET, new BufferedReader(new StringReader(events)), out, null, options);
+    return TrendJob.run(WORKLOAD, Engines.HAMLET, lines(events), out, null, options);
   }
 
   @Test
@@ -178,7 +240,7 @@ class TrendJobTest {
                 TrendJob.run(
                     WORKLOAD,
                     Engines.GRETA,
-                    new BufferedReader(new StringReader(events)),
+                    lines(events),
                     new StringWriter(),
                     null,
                     TrendJob.Options.inTimeOrder()));
@@ -188,12 +250,7 @@ class TrendJobTest {
     StringWriter out = new StringWriter();
     TrendJob.Summary summary =
         TrendJob.run(
-            WORKLOAD,
-            Engines.GRETA,
-            new BufferedReader(new StringReader(events)),
-            out,
-            dead,
-            TrendJob.Options.inTimeOrder());
+            WORKLOAD, Engines.GRETA, lines(events), out, dead, TrendJob.Options.inTimeOrder());
     assertEquals(1, summary.badEvents());
     assertEquals(2, summary.events());
     assertEquals(
@@ -214,16 +271,19 @@ class TrendJobTest {
     }
     StringWriter out = new StringWriter();
     TrendJob.run(
-        w,
-        Engines.HAMLET,
-        new BufferedReader(new StringReader(events.toString())),
-        out,
-        null,
-        TrendJob.Options.inTimeOrder());
+        w, Engines.HAMLET, lines(events.toString()), out, null, TrendJob.Options.inTimeOrder());
     // 2^80 - 1 non-empty subsequences with increasing times: beyond any long.
     assertEquals(
         "{\"query\":\"q\",\"group\":{\"d\":2,\"name\":\"n\"},\"window_start\":0,"
             + "\"window_end\":1000,\"value\":\"1208925819614629174706175\"}\n",
         out.toString());
+  }
+
+  static TextLines lines(String text) {
+    try {
+      return TextLines.open(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }

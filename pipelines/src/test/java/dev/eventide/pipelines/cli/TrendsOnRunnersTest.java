@@ -153,4 +153,62 @@ class TrendsOnRunnersTest {
     assertThat(Files.readString(dead), containsString("\"line\":2"));
     assertThat(Files.readString(out), containsString("\"value\":\"1\""));
   }
+
+  /**
+   * Times near the ends of the long range: the core refuses those whose windows leave it, a
+   * pipeline also those beyond Beam's timestamps; each is a dead letter, never a wrong row or a
+   * failed job, and the events in range still count.
+   */
+  @Test
+  void timesNearTheEndsOfTheLongRangeAreDeadLettersOnEveryPath() throws IOException {
+    Path queries = temp.resolve("q.queries");
+    Files.writeString(queries, "QUERY q\nRETURN COUNT(*)\nPATTERN SEQ(A, B+)\nWITHIN 10 ms\n");
+    Path events = temp.resolve("e.jsonl");
+    long min = Long.MIN_VALUE;
+    long max = Long.MAX_VALUE;
+    long[] times = {min, min + 15, min + 25, 1, 2, 3, max - 30, max - 25, max};
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < times.length; i++) {
+      text.append("{\"type\":\"")
+          .append(i % 3 == 0 ? "A" : "B")
+          .append("\",\"time\":")
+          .append(times[i])
+          .append("}\n");
+    }
+    Files.writeString(events, text);
+    for (String runner : new String[] {null, "--runner=direct"}) {
+      Path dead = temp.resolve("dead-" + runner + ".jsonl");
+      Path out = temp.resolve("out-" + runner + ".jsonl");
+      List<String> args =
+          new ArrayList<>(
+              List.of(
+                  "trends",
+                  "--queries=" + queries,
+                  "--events=" + events,
+                  "--dead-letter=" + dead,
+                  "--out=" + out));
+      if (runner != null) {
+        args.add(runner);
+      }
+      run(args.toArray(String[]::new));
+      // One window of the ordinary times: A@1 then B@2 and B@3.
+      assertThat(
+          runner,
+          Files.readAllLines(out),
+          equalTo(
+              List.of(
+                  "{\"query\":\"q\",\"group\":{},\"window_start\":0,\"window_end\":10,"
+                      + "\"value\":\"3\"}")));
+      List<String> letters = Files.readAllLines(dead);
+      // The core's windows of 10 ms need 20 ms of room; Beam's timestamps end near ±2^63 / 1000.
+      long[] refused =
+          runner == null
+              ? new long[] {min, min + 15, max}
+              : new long[] {min, min + 15, min + 25, max - 30, max - 25, max};
+      assertThat(runner + " " + letters, letters.size(), equalTo(refused.length));
+      for (long t : refused) {
+        assertThat(runner, String.join("\n", letters), containsString("time " + t + " is "));
+      }
+    }
+  }
 }

@@ -94,57 +94,25 @@ final class BenchCommand implements Runnable {
     public Integer call() throws Exception {
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
-      List<TransformsBenchmark.Result> all = new ArrayList<>();
+      List<String> chosen = chosenOperators();
       for (String runner : runners) {
-        Function<String, PipelineOptions> options;
-        long events;
-        switch (runner) {
-          case "flink":
-            options = BenchCommand::flink;
-            events = flinkEvents;
-            break;
-          case "direct":
-            options = BenchCommand::direct;
-            events = directEvents;
-            break;
-          default:
-            throw new EventideCli.UsageException(
-                "unknown runner '" + runner + "'; expected flink or direct");
+        if (!runner.equals("flink") && !runner.equals("direct")) {
+          throw new EventideCli.UsageException(
+              "--runners: unknown runner '" + runner + "'; expected flink or direct");
         }
-        if (events < 1) {
-          throw new EventideCli.UsageException("events must be >= 1, but was " + events);
-        }
-        // Warm-up: load classes and JIT the runner once before measuring.
-        TransformsBenchmark.run(
-            runner, options, "Map", "D", TransformsBenchmark.variant("Map", "D"), 1000);
-        List<TransformsBenchmark.Result> results = new ArrayList<>();
-        for (String operator : TransformsBenchmark.operators()) {
-          if (operators != null && !operators.contains(operator.replace(' ', '-'))) {
-            continue;
-          }
-          for (String variant : TransformsBenchmark.variants()) {
-            err.printf(Locale.ROOT, "bench: %s %s %s ...%n", runner, operator, variant);
-            err.flush();
-            results.add(
-                TransformsBenchmark.run(
-                    runner,
-                    options,
-                    operator,
-                    variant,
-                    TransformsBenchmark.variant(operator, variant),
-                    events));
-          }
-        }
-        Path chart = chartDir.resolve("transforms-" + runner + ".png");
-        dev.eventide.pipelines.bench.Charts.throughput(chart, runner, results);
-        err.printf(Locale.ROOT, "bench: chart %s%n", chart);
-        all.addAll(results);
       }
-      print(out, all);
-      return 0;
-    }
-
-    private static void print(PrintWriter out, List<TransformsBenchmark.Result> results) {
+      if (runners.contains("flink") && flinkEvents < 1) {
+        throw new EventideCli.UsageException(
+            "--flink-events must be at least 1, but was " + flinkEvents);
+      }
+      if (runners.contains("direct") && directEvents < 1) {
+        throw new EventideCli.UsageException(
+            "--direct-events must be at least 1, but was " + directEvents);
+      }
+      CliFiles.checkWritableDirectory("--chart-dir", chartDir);
+      out.println(
+          "vs D: how many times slower than Beam's native transform (D) on the same runner:"
+              + " D's events/s divided by the row's.");
       out.printf(
           Locale.ROOT,
           "%-7s %-12s %-4s %9s %11s %9s %12s %8s%n",
@@ -156,29 +124,81 @@ final class BenchCommand implements Runnable {
           "seconds",
           "events/s",
           "vs D");
-      for (TransformsBenchmark.Result r : results) {
-        double d =
-            results.stream()
-                .filter(
-                    x ->
-                        x.runner().equals(r.runner())
-                            && x.operator().equals(r.operator())
-                            && x.variant().equals("D"))
-                .mapToDouble(TransformsBenchmark.Result::eventsPerSecond)
-                .findFirst()
-                .orElse(Double.NaN);
-        out.printf(
-            Locale.ROOT,
-            "%-7s %-12s %-4s %9d %11d %9.2f %12.0f %7.2fx%n",
-            r.runner(),
-            r.operator(),
-            r.variant(),
-            r.events(),
-            r.outputs(),
-            r.seconds(),
-            r.eventsPerSecond(),
-            d / r.eventsPerSecond());
+      out.flush();
+      for (String runner : runners) {
+        Function<String, PipelineOptions> options =
+            runner.equals("flink") ? BenchCommand::flink : BenchCommand::direct;
+        long events = runner.equals("flink") ? flinkEvents : directEvents;
+        // Warm-up: load classes and JIT the runner once before measuring.
+        TransformsBenchmark.run(
+            runner, options, "Map", "D", TransformsBenchmark.variant("Map", "D"), 1000);
+        List<TransformsBenchmark.Result> results = new ArrayList<>();
+        for (String operator : chosen) {
+          double native_ = Double.NaN;
+          for (String variant : TransformsBenchmark.variants()) {
+            err.printf(Locale.ROOT, "bench: %s %s %s ...%n", runner, operator, variant);
+            err.flush();
+            TransformsBenchmark.Result r =
+                TransformsBenchmark.run(
+                    runner,
+                    options,
+                    operator,
+                    variant,
+                    TransformsBenchmark.variant(operator, variant),
+                    events);
+            if (variant.equals("D")) {
+              native_ = r.eventsPerSecond();
+            }
+            print(out, r, native_);
+            results.add(r);
+          }
+        }
+        Path chart = chartDir.resolve("transforms-" + runner + ".png");
+        dev.eventide.pipelines.bench.Charts.throughput(chart, runner, results);
+        err.printf(Locale.ROOT, "bench: chart %s%n", chart);
       }
+      return 0;
+    }
+
+    /** The operators of --operators in table order, matched without regard to case. */
+    private List<String> chosenOperators() {
+      if (operators == null) {
+        return TransformsBenchmark.operators();
+      }
+      List<String> known = new ArrayList<>();
+      for (String o : TransformsBenchmark.operators()) {
+        known.add(o.replace(' ', '-'));
+      }
+      List<String> chosen = new ArrayList<>();
+      for (String name : operators) {
+        String match =
+            known.stream().filter(k -> k.equalsIgnoreCase(name.strip())).findFirst().orElse(null);
+        if (match == null) {
+          throw new EventideCli.UsageException(
+              "--operators: unknown operator '" + name + "'; expected " + String.join(", ", known));
+        }
+      }
+      for (String o : TransformsBenchmark.operators()) {
+        if (operators.stream().anyMatch(n -> n.strip().equalsIgnoreCase(o.replace(' ', '-')))) {
+          chosen.add(o);
+        }
+      }
+      return chosen;
+    }
+
+    /** One row, printed as soon as it is measured. */
+    private static void print(PrintWriter out, TransformsBenchmark.Result r, double nativeRate) {
+      out.printf(
+          Locale.ROOT,
+          "%-7s %-12s %-4s %9d %11d %9.2f %12.0f %7.2fx%n",
+          r.runner(),
+          r.operator(),
+          r.variant(),
+          r.events(),
+          r.outputs(),
+          r.seconds(),
+          r.eventsPerSecond(),
+          nativeRate / r.eventsPerSecond());
       out.flush();
     }
   }

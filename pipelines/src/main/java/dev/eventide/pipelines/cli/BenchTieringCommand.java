@@ -104,7 +104,7 @@ final class BenchTieringCommand implements Callable<Integer> {
 
   @Option(
       names = "--chart-dir",
-      defaultValue = "bench-charts",
+      defaultValue = "eventide-output/bench",
       paramLabel = "DIR",
       description = "Where the PNG charts go (default: ${DEFAULT-VALUE}).")
   Path chartDir;
@@ -122,31 +122,54 @@ final class BenchTieringCommand implements Callable<Integer> {
     return 0;
   }
 
-  private TieringBenchmark.Plan plan() throws java.io.IOException {
-    if (eventsPerWindow < 1 || eventsPerWindow > 60_000 || windows < 1 || timeoutSeconds < 1) {
+  /** The smallest heap a run's JVM starts a pipeline in. */
+  private static final long MIN_HEAP_BYTES = 64L << 20;
+
+  private void checkHeap() {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("([0-9]{1,12})([kmgKMG]?)").matcher(maxHeap);
+    if (!m.matches()) {
       throw new EventideCli.UsageException(
-          "--events-per-window must be in [1, 60000] (one event per ms of a 1 min window),"
-              + " --windows and --timeout positive");
+          "--xmx must be a JVM heap size such as 256m or 2g, but was '" + maxHeap + "'");
     }
+    long bytes =
+        Long.parseLong(m.group(1))
+            << switch (m.group(2).toLowerCase(Locale.ROOT)) {
+              case "k" -> 10;
+              case "m" -> 20;
+              case "g" -> 30;
+              default -> 0;
+            };
+    if (bytes < MIN_HEAP_BYTES) {
+      throw new EventideCli.UsageException(
+          "--xmx " + maxHeap + " is too small: a run needs a heap of at least 64m");
+    }
+  }
+
+  private TieringBenchmark.Plan plan() throws java.io.IOException {
+    if (eventsPerWindow < 1 || eventsPerWindow > 60_000) {
+      throw new EventideCli.UsageException(
+          "--events-per-window must be from 1 to 60000 (one event per ms of a 1 min window), but"
+              + " was "
+              + eventsPerWindow);
+    }
+    CliChecks.atLeast("--windows", windows, 1);
+    CliChecks.atLeast("--timeout", timeoutSeconds, 1);
     if (!(lateFraction >= 0 && lateFraction <= 1)) {
-      throw new EventideCli.UsageException("--late-fraction must be in [0, 1]");
+      throw new EventideCli.UsageException(
+          "--late-fraction must be from 0 to 1, but was " + lateFraction);
     }
-    if (storeDelayMillis < 0) {
-      throw new EventideCli.UsageException("--store-delay-ms must not be negative");
-    }
-    if (pastWindows.stream().anyMatch(n -> n < 0)) {
-      throw new EventideCli.UsageException("--past-windows must not be negative");
-    }
-    if (!maxHeap.matches("[0-9]+[kmgKMG]?")) {
-      throw new EventideCli.UsageException("--xmx must be a JVM heap size such as 256m");
-    }
+    CliChecks.atLeast("--store-delay-ms", storeDelayMillis, 0);
+    pastWindows.forEach(n -> CliChecks.atLeast("--past-windows", n, 0));
+    checkHeap();
+    CliFiles.checkWritableDirectory("--chart-dir", chartDir);
     List<Workload> chosenWorkloads = new ArrayList<>();
     for (String name : workloads) {
       try {
         chosenWorkloads.add(Workload.valueOf(name.toUpperCase(Locale.ROOT)));
       } catch (IllegalArgumentException e) {
         throw new EventideCli.UsageException(
-            "unknown workload '" + name + "'; expected average or bigrams");
+            "--workloads: unknown workload '" + name + "'; expected average or bigrams");
       }
     }
     List<Variant> chosenVariants = new ArrayList<>();

@@ -182,6 +182,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     validate();
+    CliFiles.checkWritableDirectory("--chart-dir", chartDir);
     if (beam) {
       return beam(out, err);
     }
@@ -403,27 +404,22 @@ final class BenchTrendsCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new EventideCli.UsageException(e.getMessage());
     }
-    if (windows < 1
-        || budget <= 0
-        || rounds < 1
-        || warmup < 0
-        || fixedQueries < 1
-        || fixedEvents < 1) {
-      throw new EventideCli.UsageException(
-          "--windows, --budget, --rounds, --fixed-queries and --fixed-events must be positive,"
-              + " --warmup not negative");
+    CliChecks.atLeast("--windows", windows, 1);
+    CliChecks.positive("--budget", budget);
+    CliChecks.atLeast("--rounds", rounds, 1);
+    if (!(warmup >= 0) || Double.isInfinite(warmup)) {
+      throw new EventideCli.UsageException("--warmup must not be negative, but was " + warmup);
     }
-    if (burstLengths.stream().anyMatch(b -> b < 1) || classSizes.stream().anyMatch(q -> q < 1)) {
-      throw new EventideCli.UsageException("--burst-lengths and --class-sizes must be positive");
-    }
-    if (eventsPerWindow.stream().anyMatch(n -> n < 1) || queries.stream().anyMatch(k -> k < 1)) {
-      throw new EventideCli.UsageException(
-          "--events-per-window and --queries must be positive numbers");
-    }
+    CliChecks.atLeast("--fixed-queries", fixedQueries, 1);
+    CliChecks.atLeast("--fixed-events", fixedEvents, 1);
+    burstLengths.forEach(b -> CliChecks.atLeast("--burst-lengths", b, 1));
+    classSizes.forEach(q -> CliChecks.atLeast("--class-sizes", q, 1));
+    eventsPerWindow.forEach(n -> CliChecks.atLeast("--events-per-window", n, 1));
+    queries.forEach(k -> CliChecks.atLeast("--queries", k, 1));
     for (String name : streams) {
       if (!name.equals("rides") && !name.equals("stocks") && !name.equals("scattered")) {
         throw new EventideCli.UsageException(
-            "unknown stream '" + name + "'; expected rides, stocks or scattered");
+            "--streams: unknown stream '" + name + "'; expected rides, stocks or scattered");
       }
     }
   }

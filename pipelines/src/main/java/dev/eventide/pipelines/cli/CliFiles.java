@@ -82,6 +82,24 @@ final class CliFiles {
     }
   }
 
+  /**
+   * Creates a directory an output goes to (charts, reports) and checks that it can be written, so a
+   * long run does not fail at its end.
+   */
+  static void checkWritableDirectory(String flag, Path dir) {
+    if (dir.toString().isBlank()) {
+      throw new EventideCli.UsageException(flag + " must name a directory, but was empty");
+    }
+    try {
+      Files.createDirectories(dir);
+      Files.delete(Files.createTempFile(dir, ".eventide-", ".probe"));
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      throw new EventideCli.UsageException(flag + " " + dir + " is a file, not a directory");
+    } catch (IOException e) {
+      throw new EventideCli.UsageException(flag + " " + dir + ": cannot write in it: " + reason(e));
+    }
+  }
+
   /** Standard output as a writer whose close only flushes. */
   static Writer standardOutput() {
     return new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8)) {

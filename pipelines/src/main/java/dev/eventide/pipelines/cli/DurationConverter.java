@@ -17,18 +17,23 @@ final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
       throw new CommandLine.TypeConversionException(
           "'" + value + "' is not a duration; use a whole number and a unit: ms, s, m, h or d");
     }
-    long n = Long.parseLong(m.group(1));
-    switch (m.group(2)) {
-      case "ms":
-        return Duration.millis(n);
-      case "s":
-        return Duration.standardSeconds(n);
-      case "m":
-        return Duration.standardMinutes(n);
-      case "h":
-        return Duration.standardHours(n);
-      default:
-        return Duration.standardDays(n);
+    long unit =
+        switch (m.group(2)) {
+          case "ms" -> 1;
+          case "s" -> 1_000;
+          case "m" -> 60_000;
+          case "h" -> 3_600_000;
+          default -> 86_400_000;
+        };
+    try {
+      return Duration.millis(Math.multiplyExact(Long.parseLong(m.group(1)), unit));
+    } catch (ArithmeticException | NumberFormatException e) {
+      throw new CommandLine.TypeConversionException(
+          "'"
+              + value
+              + "' is longer than the longest duration, "
+              + Long.MAX_VALUE
+              + " ms (about 292 million years)");
     }
   }
 

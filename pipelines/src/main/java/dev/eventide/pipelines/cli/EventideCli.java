@@ -30,7 +30,22 @@ public final class EventideCli implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
+    chooseLogLevel();
     System.exit(execute(args));
+  }
+
+  /**
+   * Beam's and Flink's logs stay off unless asked for ({@code EVENTIDE_LOG_LEVEL}, or warnings with
+   * {@code EVENTIDE_DEBUG}): set before the first logger exists, which reads it.
+   */
+  private static void chooseLogLevel() {
+    String level = System.getenv("EVENTIDE_LOG_LEVEL");
+    if (level == null && System.getenv("EVENTIDE_DEBUG") != null) {
+      level = "WARN";
+    }
+    if (level != null && System.getProperty("eventide.log.level") == null) {
+      System.setProperty("eventide.log.level", level);
+    }
   }
 
   /** Runs the command line and returns its exit code. */

@@ -72,6 +72,7 @@ final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--runner",
       paramLabel = "RUNNER",
+      converter = RunnerConverter.class,
       description = "direct or flink (default: the config file's, else flink).")
   RunnerSelection.Runner runner;
 
@@ -159,12 +160,13 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    checkFlags();
     if (workload == Workload.ridesharing) {
       return runRideSharing(out, err);
     }
     LateEventGenerator generator = generator();
-    Path outputDirectory = prepareOutput();
     PipelineOptions options = pipelineOptions();
+    Path outputDirectory = prepareOutput();
     options.setJobName("eventide-" + workload + "-" + System.currentTimeMillis());
 
     Pipeline pipeline = Pipeline.create(options);
@@ -224,8 +226,8 @@ final class RunCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new EventideCli.UsageException(e.getMessage());
     }
-    Path outputDirectory = prepareOutput();
     PipelineOptions options = pipelineOptions();
+    Path outputDirectory = prepareOutput();
     options.setJobName("eventide-ridesharing-" + System.currentTimeMillis());
     err.printf(
         Locale.ROOT,
@@ -275,6 +277,61 @@ final class RunCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** Values that cannot make a run are usage errors that name their flag, found before any work. */
+  private void checkFlags() {
+    if (events < 1) {
+      throw new EventideCli.UsageException("--events must be at least 1, but was " + events);
+    }
+    if (window.getMillis() <= 0) {
+      throw new EventideCli.UsageException("--window must be longer than 0ms");
+    }
+    if (eventsPerWindow < 1 || eventsPerWindow > window.getMillis()) {
+      throw new EventideCli.UsageException(
+          "--events-per-window must be from 1 to the --window in ms ("
+              + window.getMillis()
+              + "), but was "
+              + eventsPerWindow);
+    }
+    if (allowedLateness.getMillis() < 0) {
+      throw new EventideCli.UsageException("--allowed-lateness must not be negative");
+    }
+    if (!(lateFraction >= 0 && lateFraction <= 1)) {
+      throw new EventideCli.UsageException(
+          "--late-fraction must be from 0 to 1, but was " + lateFraction);
+    }
+    try {
+      LatenessDistribution.parse(lateness);
+    } catch (IllegalArgumentException e) {
+      throw new EventideCli.UsageException("--lateness " + lateness + ": " + e.getMessage());
+    }
+    // The stream spans events / eventsPerWindow windows after its start, and late events reach
+    // back a few hundred windows before it: all of it must be a time Beam can carry.
+    double windows = (double) events / eventsPerWindow + MARGIN_WINDOWS;
+    if (windows * window.getMillis() + allowedLateness.getMillis() > MAX_SPAN_MILLIS) {
+      throw new EventideCli.UsageException(
+          String.format(
+              Locale.ROOT,
+              "--window %s over %,d events (%,d per window) spans beyond the times Beam can"
+                  + " carry (about 292,000 years from 1970); use a shorter --window or fewer"
+                  + " --events",
+              DurationConverter.format(window),
+              events,
+              eventsPerWindow));
+    }
+    if (parallelism != null && (parallelism < 1 || parallelism > MAX_PARALLELISM)) {
+      throw new EventideCli.UsageException(
+          "--parallelism must be from 1 to " + MAX_PARALLELISM + ", but was " + parallelism);
+    }
+  }
+
+  private static final double MARGIN_WINDOWS = 1_000;
+
+  /** What fits between the generator's start (2023) and either end of Beam's timestamps. */
+  private static final double MAX_SPAN_MILLIS = 9.0e15;
+
+  /** Flink's largest maximum parallelism, 2^15. */
+  static final int MAX_PARALLELISM = 32_768;
+
   private LateEventGenerator generator() {
     try {
       return LateEventGenerator.builder()
@@ -292,6 +349,9 @@ final class RunCommand implements Callable<Integer> {
 
   private Path prepareOutput() throws IOException {
     Path dir = output;
+    if (dir != null && dir.toString().isBlank()) {
+      throw new EventideCli.UsageException("--output must name a directory, but was empty");
+    }
     if (dir == null) {
       String time = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
       dir = Paths.get("eventide-output", workload + "-" + time);
@@ -307,7 +367,16 @@ final class RunCommand implements Callable<Integer> {
         }
       }
     }
-    return Files.createDirectories(dir);
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new EventideCli.UsageException(
+          "--output " + dir + ": cannot create it: " + CliFiles.reason(e));
+    }
+    if (!Files.isWritable(dir)) {
+      throw new EventideCli.UsageException("--output " + dir + ": cannot write in it");
+    }
+    return dir;
   }
 
   private PipelineOptions pipelineOptions() {
@@ -331,13 +400,15 @@ final class RunCommand implements Callable<Integer> {
         selection.flinkMaster(flinkMaster);
       }
       if (parallelism != null) {
-        if (parallelism < 1) {
+        if (parallelism < 1 || parallelism > MAX_PARALLELISM) {
           throw new EventideCli.UsageException(
-              "--parallelism must be >= 1, but was " + parallelism);
+              "--parallelism must be from 1 to " + MAX_PARALLELISM + ", but was " + parallelism);
         }
         selection.parallelism(parallelism);
       }
-      return selection.create(jobJar());
+      PipelineOptions options = selection.create(jobJar());
+      FlinkMasterCheck.checkReachable(options);
+      return options;
     } catch (RunnerSelection.InvalidOptionsException e) {
       throw new EventideCli.UsageException(e.getMessage());
     }

@@ -107,6 +107,7 @@ final class TrendsCommand implements Callable<Integer> {
   @Option(
       names = "--runner",
       paramLabel = "RUNNER",
+      converter = RunnerConverter.class,
       description =
           "Run as a Beam pipeline on direct (the DirectRunner) or flink (embedded, or"
               + " --flink-master); without it, the core runs in-process.")

@@ -38,10 +38,78 @@ public final class RunnerSelection {
     Runner(String beamName) {
       this.beamName = beamName;
     }
+
+    /**
+     * The runner a user named: {@code direct} or {@code flink}, or Beam's names that config files
+     * use, {@code DirectRunner} or {@code FlinkRunner}, in any case.
+     */
+    public static Runner parse(String name) {
+      for (Runner r : values()) {
+        if (name.equalsIgnoreCase(r.name()) || name.equalsIgnoreCase(r.beamName)) {
+          return r;
+        }
+      }
+      throw new IllegalArgumentException(
+          "expected direct or flink (or DirectRunner, FlinkRunner), but was '" + name + "'");
+    }
+  }
+
+  /**
+   * A Flink master's REST address, {@code host:port} or {@code host} (port 8081), with an optional
+   * {@code http://}.
+   */
+  public record FlinkAddress(String host, int port) {
+    private static final Pattern HOST_PORT =
+        Pattern.compile("(?:https?://)?(\\[[0-9A-Fa-f:.]+\\]|[^:/\\[\\]\\s]+)(?::([0-9]{1,9}))?/?");
+
+    /** Flink's default REST port. */
+    public static final int DEFAULT_PORT = 8081;
+
+    /**
+     * The address of a remote master, or empty for an embedded one ({@code [local]}, {@code
+     * [auto]}).
+     *
+     * @throws IllegalArgumentException saying what is wrong with it
+     */
+    public static Optional<FlinkAddress> parse(String master) {
+      if (master.equals("[local]") || master.equals("[auto]")) {
+        return Optional.empty();
+      }
+      if (master.equals("local") || master.equals("auto")) {
+        throw new IllegalArgumentException(
+            "Flink master '"
+                + master
+                + "' is a host name; for embedded Flink write ["
+                + master
+                + "], brackets included (quote it in a shell)");
+      }
+      Matcher m = HOST_PORT.matcher(master);
+      if (master.startsWith("[") && !master.matches("\\[[0-9A-Fa-f:.]+\\](:.*)?") || !m.matches()) {
+        throw new IllegalArgumentException(
+            "Flink master '"
+                + master
+                + "' is not [local], [auto] or host:port (the REST address of a session"
+                + " cluster, e.g. 127.0.0.1:8081)");
+      }
+      int port = m.group(2) == null ? DEFAULT_PORT : Integer.parseInt(m.group(2));
+      if (port < 1 || port > 65535) {
+        throw new IllegalArgumentException(
+            "Flink master '" + master + "': port " + port + " is not between 1 and 65535");
+      }
+      return Optional.of(new FlinkAddress(m.group(1), port));
+    }
+
+    @Override
+    public String toString() {
+      return host + ":" + port;
+    }
   }
 
   private final Map<String, String> options = new LinkedHashMap<>();
   private final List<String> sources = new ArrayList<>();
+
+  /** Where each option was set: a config file's line, or the command line. */
+  private final Map<String, String> origins = new LinkedHashMap<>();
 
   private RunnerSelection() {}
 
@@ -77,6 +145,7 @@ public final class RunnerSelection {
                 file, i + 1, line));
       }
       options.put(m.group(1), m.group(2).strip());
+      origins.put(m.group(1), file + " line " + (i + 1));
     }
     sources.add(file.toString());
   }
@@ -98,6 +167,7 @@ public final class RunnerSelection {
 
   private RunnerSelection set(String name, String value) {
     options.put(name, value);
+    origins.put(name, "the command line");
     if (!sources.contains("the command line")) {
       sources.add("the command line");
     }
@@ -121,7 +191,13 @@ public final class RunnerSelection {
       resolved.putIfAbsent("flinkMaster", "[local]");
       resolved.putIfAbsent("streaming", "true");
       String master = resolved.get("flinkMaster");
-      boolean remote = !master.startsWith("[");
+      boolean remote;
+      try {
+        remote = FlinkAddress.parse(master).isPresent();
+      } catch (IllegalArgumentException e) {
+        throw new InvalidOptionsException(
+            e.getMessage() + " (from " + origins.getOrDefault("flinkMaster", "the defaults") + ")");
+      }
       if (remote && !resolved.containsKey("filesToStage")) {
         if (jobJar.isEmpty()) {
           throw new InvalidOptionsException(

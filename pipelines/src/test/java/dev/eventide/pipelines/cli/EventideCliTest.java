@@ -60,7 +60,9 @@ class EventideCliTest {
     Outcome o = run("run", "--runner=spark");
     assertThat(o.exitCode(), equalTo(2));
     assertThat(o.err(), containsString("Invalid value for option '--runner'"));
-    assertThat(o.err(), containsString("DIRECT, FLINK"));
+    assertThat(
+        o.err(),
+        containsString("expected direct or flink (or DirectRunner, FlinkRunner), but was 'spark'"));
     assertNoStackTrace(o);
   }
 
@@ -117,7 +119,8 @@ class EventideCliTest {
     Outcome badFraction =
         run("run", "--late-fraction", "2", "--output", temp.resolve("a").toString());
     assertThat(badFraction.exitCode(), equalTo(2));
-    assertThat(badFraction.err(), containsString("lateFraction must be in [0, 1], but was 2.0"));
+    assertThat(
+        badFraction.err(), containsString("--late-fraction must be from 0 to 1, but was 2.0"));
     Outcome badDistribution =
         run("run", "--lateness", "pareto(1)", "--output", temp.resolve("b").toString());
     assertThat(badDistribution.exitCode(), equalTo(2));
@@ -153,5 +156,68 @@ class EventideCliTest {
     assertThat(o.err(), containsString("average: done in"));
     assertThat(o.err(), containsString("beyond the allowed lateness"));
     assertThat(Files.exists(out.resolve("summary.jsonl")), equalTo(true));
+  }
+
+  @Test
+  void mistypedValuesAreUsageErrorsThatNameTheirFlagBeforeAnyJob() {
+    String[][] cases = {
+      {"--window=9999999999999h", "'9999999999999h' is longer than the longest duration"},
+      {"--window=999999999999h", "--window 999999999999h over 200,000 events (10,000 per window)"},
+      {"--parallelism=100000", "--parallelism must be from 1 to 32768, but was 100000"},
+      {"--output=", "--output must name a directory, but was empty"},
+      {"--events=0", "--events must be at least 1, but was 0"},
+      {"--events-per-window=20000", "--events-per-window must be from 1 to the --window in ms"},
+      {"--allowed-lateness=-1s", "'-1s' is not a duration"},
+      {"--flink-master=local", "Flink master 'local' is a host name; for embedded Flink write"},
+      {"--flink-master=127.0.0.1:99999", "port 99999 is not between 1 and 65535"},
+      {"--flink-master=[remote]", "is not [local], [auto] or host:port"},
+      {"--flink-master=127.0.0.1:1", "Flink master 127.0.0.1:1: nothing listens at 127.0.0.1:1"},
+      {"--flink-master=nosuchhost.invalid:8081", "unknown host nosuchhost.invalid"},
+    };
+    for (String[] c : cases) {
+      Path output = temp.resolve("out-" + Math.abs(c[0].hashCode()));
+      Outcome o =
+          c[0].startsWith("--output") ? run("run", c[0]) : run("run", c[0], "--output=" + output);
+      assertThat(c[0] + ": " + o.err(), o.exitCode(), equalTo(2));
+      assertThat(c[0], o.err(), containsString(c[1]));
+      assertNoStackTrace(o);
+      assertThat(c[0] + " made its output", Files.exists(output), equalTo(false));
+    }
+    Outcome unwritable = run("run", "--output=/proc/eventide-nope");
+    assertThat(unwritable.exitCode(), equalTo(2));
+    assertThat(unwritable.err(), containsString("--output /proc/eventide-nope: cannot create it"));
+  }
+
+  @Test
+  void runnerNamesOfTheConfigFilesAreAcceptedToo() {
+    for (String name : new String[] {"DirectRunner", "directrunner", "DIRECT", "FlinkRunner"}) {
+      // A bad value after the runner stops the command before any job, once the runner is read.
+      Outcome o = run("run", "--runner=" + name, "--events=0");
+      assertThat(name + ": " + o.err(), o.exitCode(), equalTo(2));
+      assertThat(name, o.err(), containsString("--events must be at least 1"));
+    }
+  }
+
+  @Test
+  void benchmarksRefuseMistypedValuesAndUnwritableChartDirectoriesAtOnce() {
+    String[][] cases = {
+      {"transforms", "--operators=Nope", "--operators: unknown operator 'Nope'; expected Filter"},
+      {"transforms", "--runners=spark", "--runners: unknown runner 'spark'"},
+      {"transforms", "--flink-events=0", "--flink-events must be at least 1, but was 0"},
+      {"transforms", "--chart-dir=/proc/eventide-nope", "--chart-dir /proc/eventide-nope: cannot"},
+      {"tiering", "--xmx=1k", "--xmx 1k is too small: a run needs a heap of at least 64m"},
+      {"tiering", "--timeout=0", "--timeout must be at least 1, but was 0"},
+      {"trends", "--rounds=0", "--rounds must be at least 1, but was 0"},
+      {"trends", "--queries=5,0", "--queries must be at least 1, but was 0"},
+      {"trends", "--streams=taxis", "--streams: unknown stream 'taxis'"},
+      {"trends", "--chart-dir=/proc/eventide-nope", "--chart-dir /proc/eventide-nope: cannot"},
+    };
+    for (String[] c : cases) {
+      Outcome o = run("bench", c[0], c[1]);
+      assertThat(c[1] + ": " + o.err(), o.exitCode(), equalTo(2));
+      assertThat(c[1], o.err(), containsString(c[2]));
+      assertThat(c[1], o.out(), equalTo(""));
+      assertNoStackTrace(o);
+    }
   }
 }

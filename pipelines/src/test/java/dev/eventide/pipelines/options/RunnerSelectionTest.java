@@ -106,4 +106,27 @@ class RunnerSelectionTest {
             .getMessage(),
         containsString("missing.conf does not exist"));
   }
+
+  @Test
+  void aFlinkMasterThatIsNotAnAddressNamesTheLineItCameFrom() throws IOException {
+    Path config =
+        Files.writeString(temp.resolve("c.conf"), "runner=FlinkRunner\nflinkMaster=local\n");
+    RunnerSelection.InvalidOptionsException e =
+        assertThrows(
+            RunnerSelection.InvalidOptionsException.class,
+            () -> RunnerSelection.fromConfig(Optional.of(config)).create(Optional.empty()));
+    assertThat(e.getMessage(), containsString("for embedded Flink write [local]"));
+    assertThat(e.getMessage(), containsString("(from " + config + " line 2)"));
+    assertThat(
+        RunnerSelection.FlinkAddress.parse("http://[::1]:9081/"),
+        equalTo(Optional.of(new RunnerSelection.FlinkAddress("[::1]", 9081))));
+    assertThat(
+        RunnerSelection.FlinkAddress.parse("flink.example"),
+        equalTo(Optional.of(new RunnerSelection.FlinkAddress("flink.example", 8081))));
+    assertThat(RunnerSelection.FlinkAddress.parse("[auto]"), equalTo(Optional.empty()));
+    for (String bad : new String[] {"host:0", "host:", "a:b:c", "[nope]", "host:8081x"}) {
+      assertThrows(
+          IllegalArgumentException.class, () -> RunnerSelection.FlinkAddress.parse(bad), bad);
+    }
+  }
 }

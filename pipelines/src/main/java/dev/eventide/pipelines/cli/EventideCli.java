@@ -10,13 +10,20 @@ import picocli.CommandLine.Command;
 /**
  * The {@code eventide} command line. Exit codes: 0 success, 1 the job failed, 2 bad usage (an
  * unknown option, a bad value, a missing or invalid config file). Errors are one clear message on
- * stderr; set {@code EVENTIDE_DEBUG=1} to also see stack traces.
+ * stderr; set {@code EVENTIDE_DEBUG=1} to also see stack traces and Beam's and Flink's warnings.
  */
 @Command(
     name = "eventide",
     mixinStandardHelpOptions = true,
     versionProvider = EventideCli.Version.class,
     description = "Event-time stream analytics on Apache Beam: runs Eventide's pipelines.",
+    footer = {
+      "",
+      "Exit codes: 0 done, 1 the job failed, 2 bad usage (reported before any job starts).",
+      "Environment: EVENTIDE_DEBUG=1 shows stack traces and Beam's and Flink's warnings;"
+          + " EVENTIDE_LOG_LEVEL=LEVEL (INFO, DEBUG, ...) chooses their log level; JAVA_OPTS"
+          + " passes options to the JVM (e.g. -Xmx4g)."
+    },
     subcommands = {
       RunCommand.class,
       TrendsCommand.class,

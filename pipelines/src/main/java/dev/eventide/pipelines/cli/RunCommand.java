@@ -137,8 +137,10 @@ final class RunCommand implements Callable<Integer> {
       paramLabel = "DIST",
       defaultValue = "lognormal(0,1)",
       description =
-          "Windows of delay: lognormal(mu,sigma), uniform(min,max), normal(mean,sd) or"
-              + " bursts(sd,c1,c2,...) (default: ${DEFAULT-VALUE}).")
+          "How many windows late an event is: lognormal(mu,sigma), uniform(min,max),"
+              + " normal(mean,sd), or bursts(sd,c1,c2,...), an equal mix of normal distributions"
+              + " of standard deviation sd centred c1, c2, ... windows late (default:"
+              + " ${DEFAULT-VALUE}, the Aion paper's).")
   String lateness;
 
   @Option(

@@ -108,13 +108,15 @@ final class QueryParser {
         throw error(
             t, "SLIDE (" + slide + " ms) must not be larger than WITHIN (" + within + " ms)");
       }
-      if ((within + slide - 1) / slide > MAX_OVERLAPPING_WINDOWS) {
+      // ceil(within / slide), written so that it cannot overflow near Long.MAX_VALUE.
+      long overlapping = within / slide + (within % slide == 0 ? 0 : 1);
+      if (overlapping > MAX_OVERLAPPING_WINDOWS) {
         throw error(
             t,
             "WITHIN ("
                 + within
                 + " ms) spans "
-                + (within + slide - 1) / slide
+                + overlapping
                 + " windows of SLIDE ("
                 + slide
                 + " ms); every window is evaluated on its own, so at most "

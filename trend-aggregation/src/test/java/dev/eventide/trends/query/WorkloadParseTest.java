@@ -92,6 +92,10 @@ class WorkloadParseTest {
         "too many overlapping windows | QUERY q RETURN COUNT(*) PATTERN A WITHIN 1 h SLIDE 1 s"
             + " | 1:52 | WITHIN (3600000 ms) spans 3600 windows of SLIDE (1000 ms); every window is"
             + " evaluated on its own, so at most 1000 may overlap",
+        "overlapping windows near the long range | QUERY q RETURN COUNT(*) PATTERN A"
+            + " WITHIN 9223372036854775807 ms SLIDE 2 ms"
+            + " | 1:71 | WITHIN (9223372036854775807 ms) spans 4611686018427387904 windows of SLIDE"
+            + " (2 ms); every window is evaluated on its own, so at most 1000 may overlap",
         "zero window | QUERY q RETURN COUNT(*) PATTERN A WITHIN 0 s"
             + " | 1:42 | a window length must be positive, but was 0",
         "unknown unit | QUERY q RETURN COUNT(*) PATTERN A WITHIN 3 weeks"

@@ -220,4 +220,26 @@ class EventideCliTest {
       assertNoStackTrace(o);
     }
   }
+
+  @Test
+  void benchTransformsSaysWhatVsDMeansAndWritesItsChartWhereAsked() throws IOException {
+    Path charts = temp.resolve("charts");
+    Outcome o =
+        run(
+            "bench",
+            "transforms",
+            "--runners=direct",
+            "--operators=filter",
+            "--direct-events=50",
+            "--chart-dir=" + charts);
+    assertThat(o.err(), o.exitCode(), equalTo(0));
+    java.util.List<String> lines = o.out().lines().toList();
+    assertThat(lines.get(0), containsString("vs D: how many times slower than Beam's native"));
+    assertThat(lines.get(1), containsString("events/s     vs D"));
+    assertThat(lines.size(), equalTo(2 + 4));
+    assertThat(lines.get(2), containsString("direct  Filter       D "));
+    assertThat(lines.get(2), containsString("1.00x"));
+    assertThat(Files.size(charts.resolve("transforms-direct.png")) > 0, equalTo(true));
+    assertNoStackTrace(o);
+  }
 }

@@ -34,6 +34,16 @@ class TrendsCommandTest {
     return new Outcome(code, err.toString());
   }
 
+  /** The test's queries over its events, results to {@code out}, bad lines to {@code dead}. */
+  private Outcome runKeepingDeadLetters(Path out, Path dead) {
+    return run(
+        "trends",
+        "--queries=" + queries,
+        "--events=" + events,
+        "--out=" + out,
+        "--dead-letter=" + dead);
+  }
+
   @BeforeEach
   void files() throws IOException {
     queries = temp.resolve("q.txt");
@@ -212,13 +222,7 @@ class TrendsCommandTest {
             + "{\"type\":\"Travel\",\"time\":5,\"time\":6,\"driver\":7,\"district\":3}\n");
     Path dead = temp.resolve("dead.jsonl");
     Path out = temp.resolve("out.jsonl");
-    Outcome o =
-        run(
-            "trends",
-            "--queries=" + queries,
-            "--events=" + events,
-            "--out=" + out,
-            "--dead-letter=" + dead);
+    Outcome o = runKeepingDeadLetters(out, dead);
     assertThat(o.err(), o.exitCode(), equalTo(0));
     assertThat(o.err(), containsString("4 events, 1 results"));
     assertThat(o.err(), containsString("5 bad event lines written to " + dead));
@@ -260,13 +264,7 @@ class TrendsCommandTest {
     Files.write(events, bytes.toByteArray());
     Path dead = temp.resolve("dead.jsonl");
     Path out = temp.resolve("out.jsonl");
-    Outcome o =
-        run(
-            "trends",
-            "--queries=" + queries,
-            "--events=" + events,
-            "--out=" + out,
-            "--dead-letter=" + dead);
+    Outcome o = runKeepingDeadLetters(out, dead);
     assertThat(o.err(), o.exitCode(), equalTo(0));
     assertThat(o.err(), containsString("5 events, 1 results"));
     List<String> letters = Files.readAllLines(dead);

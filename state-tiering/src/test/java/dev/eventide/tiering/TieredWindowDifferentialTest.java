@@ -9,12 +9,14 @@ import java.util.UUID;
 import java.util.stream.LongStream;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.SlidingWindows;
 import org.apache.beam.sdk.transforms.windowing.WindowFn;
 import org.joda.time.Duration;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -48,13 +50,29 @@ class TieredWindowDifferentialTest {
     run(TestRunner.FLINK, seed);
   }
 
+  /**
+   * "Never drop": an allowed lateness that reaches the end of Beam's time, which Beam's windowing
+   * accepts by clamping a window's expiry to the end of the global window.
+   */
+  private static final Duration UNTIL_THE_END_OF_TIME =
+      Duration.millis(BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis());
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(TestRunner.class)
+  void aLatenessUntilTheEndOfTimeGivesNativeResults(TestRunner runner) {
+    run(runner, runner == TestRunner.DIRECT ? 25 : 105, UNTIL_THE_END_OF_TIME);
+  }
+
   private void run(TestRunner runner, long seed) {
+    run(runner, seed, WINDOW.multipliedBy(1 + seed % 4));
+  }
+
+  private void run(TestRunner runner, long seed, Duration lateness) {
     boolean sliding = seed % 2 == 0;
     WindowFn<Object, ?> windows =
         sliding
             ? SlidingWindows.of(WINDOW).every(Duration.standardSeconds(5))
             : FixedWindows.of(WINDOW);
-    Duration lateness = WINDOW.multipliedBy(1 + seed % 4);
     String store = seed % 3 == 0 ? blocks.toUri().toString() : "memory:" + UUID.randomUUID();
     LateEventGenerator events = TieredVsNative.stream(seed, 0.2 + (seed % 5) / 10.0);
 

@@ -106,6 +106,36 @@ class TieredWindowTest {
     p.run().waitUntilFinish();
   }
 
+  /** "Never drop": a lateness that reaches the end of Beam's time, as Beam's windowing allows. */
+  private static final Duration UNTIL_THE_END_OF_TIME =
+      Duration.millis(
+          org.apache.beam.sdk.transforms.windowing.BoundedWindow.TIMESTAMP_MAX_VALUE.getMillis());
+
+  @Test
+  void aLatenessUntilTheEndOfTimeKeepsEveryLateValue() {
+    Pipeline p = Pipeline.create(TestRunner.DIRECT.options(1));
+    TestStream<KV<String, Long>> stream =
+        TestStream.create(KvCoder.of(StringUtf8Coder.of(), VarLongCoder.of()))
+            .addElements(at(1, "a", 1))
+            .advanceWatermarkTo(new Instant(1_000_000_000L))
+            .addElements(at(2, "a", 2)) // a million seconds late: still kept
+            .advanceWatermarkToInfinity();
+    PCollection<String> panes =
+        p.apply(stream)
+            .apply(
+                TieredWindow.of(TEN_SECONDS, new StringSummary())
+                    .withAllowedLateness(UNTIL_THE_END_OF_TIME)
+                    .withStore("memory:" + UUID.randomUUID())
+                    .withMemoryBucket(0, 1 << 20))
+            .apply(ParDo.of(new Describe()));
+    PAssert.that(panes)
+        .containsInAnyOrder(
+            "a 1:[1] ON_TIME index=0 first - t=9999",
+            // No pane at the end of time: nothing new came, as with Beam's own windowing.
+            "a 2:[1, 2] LATE index=1 - - t=9999");
+    p.run().waitUntilFinish();
+  }
+
   @Test
   void withoutAllowedLatenessTheOnTimePaneIsTheLast() {
     Pipeline p = Pipeline.create(TestRunner.DIRECT.options(1));

@@ -33,6 +33,7 @@ import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
 import org.joda.time.Duration;
@@ -163,7 +164,7 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
     planner.observeWatermark(watermark.getMillis(), System.nanoTime());
     WindowProgress progress = read(progressState);
     if (progress.elements() == 0) {
-      purge.set(end.plus(settings.allowedLateness()));
+      purge.set(expiry(window));
     }
     TieredBag<V> bag =
         bag(
@@ -204,9 +205,7 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
       @StateId("progress") ValueState<WindowProgress> progressState,
       @TimerId("fire") Timer fire,
       OutputReceiver<KV<K, O>> out) {
-    boolean last =
-        fire.getCurrentRelativeTime()
-            .isAfter(window.maxTimestamp().plus(settings.allowedLateness()));
+    boolean last = fire.getCurrentRelativeTime().isAfter(expiry(window));
     fireIfPending(
         key, window, new BeamBagState<>(memory, memorySize, manifest), progressState, last, out);
   }
@@ -238,6 +237,17 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
       }
     }
     progressState.clear();
+  }
+
+  /**
+   * The end of a window's allowed lateness, clamped to the end of the global window as Beam clamps
+   * a window's expiry, so that a lateness reaching the end of time ("never drop") is valid.
+   */
+  private Instant expiry(BoundedWindow window) {
+    long end = window.maxTimestamp().getMillis();
+    long max = GlobalWindow.INSTANCE.maxTimestamp().getMillis();
+    long lateness = settings.allowedLateness().getMillis();
+    return new Instant(lateness >= max - end ? max : end + lateness);
   }
 
   private void fireIfPending(

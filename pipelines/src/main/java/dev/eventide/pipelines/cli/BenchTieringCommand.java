@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -126,8 +128,7 @@ final class BenchTieringCommand implements Callable<Integer> {
   private static final long MIN_HEAP_BYTES = 64L << 20;
 
   private void checkHeap() {
-    java.util.regex.Matcher m =
-        java.util.regex.Pattern.compile("([0-9]{1,12})([kmgKMG]?)").matcher(maxHeap);
+    Matcher m = Pattern.compile("([0-9]{1,12})([kmgKMG]?)").matcher(maxHeap);
     if (!m.matches()) {
       throw new EventideCli.UsageException(
           "--xmx must be a JVM heap size such as 256m or 2g, but was '" + maxHeap + "'");

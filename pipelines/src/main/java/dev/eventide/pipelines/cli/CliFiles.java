@@ -8,10 +8,12 @@ import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The files a command reads and writes, with errors that name the flag, the path and the reason:
@@ -93,7 +95,7 @@ final class CliFiles {
     try {
       Files.createDirectories(dir);
       Files.delete(Files.createTempFile(dir, ".eventide-", ".probe"));
-    } catch (java.nio.file.FileAlreadyExistsException e) {
+    } catch (FileAlreadyExistsException e) {
       throw new EventideCli.UsageException(flag + " " + dir + " is a file, not a directory");
     } catch (IOException e) {
       throw new EventideCli.UsageException(flag + " " + dir + ": cannot write in it: " + reason(e));
@@ -111,7 +113,7 @@ final class CliFiles {
   }
 
   /** Refuses an output that is one of the inputs or another output: it would be overwritten. */
-  static void checkDistinct(java.util.List<Named> inputs, java.util.List<Named> outputs) {
+  static void checkDistinct(List<Named> inputs, List<Named> outputs) {
     for (int i = 0; i < outputs.size(); i++) {
       Named out = outputs.get(i);
       for (Named in : inputs) {

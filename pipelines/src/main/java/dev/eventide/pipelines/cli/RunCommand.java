@@ -73,7 +73,9 @@ final class RunCommand implements Callable<Integer> {
       names = "--runner",
       paramLabel = "RUNNER",
       converter = RunnerConverter.class,
-      description = "direct or flink (default: the config file's, else flink).")
+      description =
+          "direct or flink (or DirectRunner, FlinkRunner) (default: the config file's, else"
+              + " flink).")
   RunnerSelection.Runner runner;
 
   @Option(
@@ -307,7 +309,7 @@ final class RunCommand implements Callable<Integer> {
       throw new EventideCli.UsageException("--lateness " + lateness + ": " + e.getMessage());
     }
     // The stream spans events / eventsPerWindow windows after its start, and late events reach
-    // back a few hundred windows before it: all of it must be a time Beam can carry.
+    // back before it (a margin of a thousand windows): all of it must be a time Beam can carry.
     double windows = (double) events / eventsPerWindow + MARGIN_WINDOWS;
     if (windows * window.getMillis() + allowedLateness.getMillis() > MAX_SPAN_MILLIS) {
       throw new EventideCli.UsageException(
@@ -319,10 +321,6 @@ final class RunCommand implements Callable<Integer> {
               DurationConverter.format(window),
               events,
               eventsPerWindow));
-    }
-    if (parallelism != null && (parallelism < 1 || parallelism > MAX_PARALLELISM)) {
-      throw new EventideCli.UsageException(
-          "--parallelism must be from 1 to " + MAX_PARALLELISM + ", but was " + parallelism);
     }
   }
 

@@ -7,10 +7,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
-import java.util.Optional;
-import org.apache.beam.runners.flink.FlinkPipelineOptions;
-import org.apache.beam.runners.flink.FlinkRunner;
-import org.apache.beam.sdk.options.PipelineOptions;
 
 /**
  * Before a job is submitted to a Flink session cluster, checks that its REST address answers: a
@@ -22,56 +18,27 @@ final class FlinkMasterCheck {
 
   private FlinkMasterCheck() {}
 
-  /** Does nothing unless the options submit to a remote Flink master. */
-  static void checkReachable(PipelineOptions options) {
-    if (!FlinkRunner.class.equals(options.getRunner())) {
-      return;
-    }
-    String master = options.as(FlinkPipelineOptions.class).getFlinkMaster();
-    Optional<RunnerSelection.FlinkAddress> address;
-    try {
-      address = RunnerSelection.FlinkAddress.parse(master);
-    } catch (IllegalArgumentException e) {
-      throw new EventideCli.UsageException(e.getMessage());
-    }
-    if (address.isEmpty()) {
-      return;
-    }
-    String host = address.get().host();
+  /** Connects to the master's REST address, or fails with a usage error that says why not. */
+  static void checkReachable(RunnerSelection.FlinkAddress address) {
+    String host = address.host();
     String unbracketed = host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
+    String problem;
     try (Socket socket = new Socket()) {
-      socket.connect(
-          new InetSocketAddress(unbracketed, address.get().port()), CONNECT_TIMEOUT_MILLIS);
+      socket.connect(new InetSocketAddress(unbracketed, address.port()), CONNECT_TIMEOUT_MILLIS);
+      return;
     } catch (UnknownHostException e) {
-      throw new EventideCli.UsageException(
-          "Flink master " + master + ": unknown host " + unbracketed);
+      problem = "unknown host " + unbracketed;
     } catch (ConnectException e) {
-      throw new EventideCli.UsageException(
-          "Flink master "
-              + master
-              + ": nothing listens at "
-              + address.get()
-              + " ("
+      problem =
+          "nothing listens there ("
               + e.getMessage()
               + "); is the session cluster running, and is this its REST address (rest.port,"
-              + " 8081 by default)?");
+              + " 8081 by default)?";
     } catch (SocketTimeoutException e) {
-      throw new EventideCli.UsageException(
-          "Flink master "
-              + master
-              + ": no answer from "
-              + address.get()
-              + " within "
-              + CONNECT_TIMEOUT_MILLIS / 1000
-              + " s");
+      problem = "no answer within " + CONNECT_TIMEOUT_MILLIS / 1000 + " s";
     } catch (IOException | IllegalArgumentException e) {
-      throw new EventideCli.UsageException(
-          "Flink master "
-              + master
-              + ": cannot connect to "
-              + address.get()
-              + ": "
-              + e.getMessage());
+      problem = "cannot connect: " + e.getMessage();
     }
+    throw new EventideCli.UsageException("Flink master " + address + ": " + problem);
   }
 }

@@ -406,9 +406,12 @@ final class RunCommand implements Callable<Integer> {
         }
         selection.parallelism(parallelism);
       }
-      PipelineOptions options = selection.create(jobJar());
-      FlinkMasterCheck.checkReachable(options);
-      return options;
+      // Before the job jar is looked for: a wrong address is the first thing to fix.
+      Optional<RunnerSelection.FlinkAddress> master = selection.remoteFlinkMaster();
+      if (master.isPresent()) {
+        FlinkMasterCheck.checkReachable(master.get());
+      }
+      return selection.create(jobJar());
     } catch (RunnerSelection.InvalidOptionsException e) {
       throw new EventideCli.UsageException(e.getMessage());
     }

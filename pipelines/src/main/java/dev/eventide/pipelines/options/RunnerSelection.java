@@ -179,6 +179,24 @@ public final class RunnerSelection {
   }
 
   /**
+   * The REST address of the Flink session cluster the options submit to, or empty when they run
+   * elsewhere (embedded Flink, the DirectRunner).
+   *
+   * @throws InvalidOptionsException if the Flink master is not an address, naming where it was set
+   */
+  public Optional<FlinkAddress> remoteFlinkMaster() throws InvalidOptionsException {
+    if (!isFlink()) {
+      return Optional.empty();
+    }
+    try {
+      return FlinkAddress.parse(options.getOrDefault("flinkMaster", "[local]"));
+    } catch (IllegalArgumentException e) {
+      throw new InvalidOptionsException(
+          e.getMessage() + " (from " + origins.getOrDefault("flinkMaster", "the defaults") + ")");
+    }
+  }
+
+  /**
    * Returns the pipeline options.
    *
    * @param jobJar the jar to stage to a remote Flink cluster, if one was built
@@ -191,13 +209,7 @@ public final class RunnerSelection {
       resolved.putIfAbsent("flinkMaster", "[local]");
       resolved.putIfAbsent("streaming", "true");
       String master = resolved.get("flinkMaster");
-      boolean remote;
-      try {
-        remote = FlinkAddress.parse(master).isPresent();
-      } catch (IllegalArgumentException e) {
-        throw new InvalidOptionsException(
-            e.getMessage() + " (from " + origins.getOrDefault("flinkMaster", "the defaults") + ")");
-      }
+      boolean remote = remoteFlinkMaster().isPresent();
       if (remote && !resolved.containsKey("filesToStage")) {
         if (jobJar.isEmpty()) {
           throw new InvalidOptionsException(

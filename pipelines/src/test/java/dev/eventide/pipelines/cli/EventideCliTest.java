@@ -171,7 +171,7 @@ class EventideCliTest {
       {"--flink-master=local", "Flink master 'local' is a host name; for embedded Flink write"},
       {"--flink-master=127.0.0.1:99999", "port 99999 is not between 1 and 65535"},
       {"--flink-master=[remote]", "is not [local], [auto] or host:port"},
-      {"--flink-master=127.0.0.1:1", "Flink master 127.0.0.1:1: nothing listens at 127.0.0.1:1"},
+      {"--flink-master=127.0.0.1:1", "Flink master 127.0.0.1:1: nothing listens there"},
       {"--flink-master=nosuchhost.invalid:8081", "unknown host nosuchhost.invalid"},
     };
     for (String[] c : cases) {

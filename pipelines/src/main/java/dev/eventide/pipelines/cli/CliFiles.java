@@ -42,13 +42,17 @@ final class CliFiles {
 
   /** The lines of a UTF-8 input, refusing a file in another encoding with a usage error. */
   static TextLines openLines(String flag, Path path) {
-    InputStream in = openInput(flag, path);
+    return openLines(flag + " " + path, openInput(flag, path));
+  }
+
+  /** The lines of a UTF-8 stream, {@code name} saying in a usage error what it is. */
+  static TextLines openLines(String name, InputStream in) {
     try {
       return TextLines.open(in);
     } catch (TextLines.NotUtf8Exception e) {
-      throw new EventideCli.UsageException(flag + " " + path + " " + e.getMessage());
+      throw new EventideCli.UsageException(name + " " + e.getMessage());
     } catch (IOException e) {
-      throw new EventideCli.UsageException(flag + " " + path + ": cannot read it: " + reason(e));
+      throw new EventideCli.UsageException(name + ": cannot read it: " + reason(e));
     }
   }
 

@@ -352,15 +352,10 @@ final class TrendsCommand implements Callable<Integer> {
     CliFiles.checkDistinct(inputs, outputs);
   }
 
-  private TextLines openEvents() throws IOException {
-    if (events.equals("-")) {
-      try {
-        return TextLines.open(System.in);
-      } catch (TextLines.NotUtf8Exception e) {
-        throw new EventideCli.UsageException("the standard input " + e.getMessage());
-      }
-    }
-    return CliFiles.openLines("--events", Path.of(events));
+  private TextLines openEvents() {
+    return events.equals("-")
+        ? CliFiles.openLines("the standard input", System.in)
+        : CliFiles.openLines("--events", Path.of(events));
   }
 
   private Writer openOut() {

@@ -234,12 +234,7 @@ public final class TrendJob {
     return parseEvent(line.text(), line.number(), schema);
   }
 
-  /**
-   * Parses an event line and checks it against the workload's schema.
-   *
-   * @throws BadEventException with the line number and what is wrong
-   */
-  public static Event parseEvent(String line, long lineNumber, EventSchema schema) {
+  private static Event parseEvent(String line, long lineNumber, EventSchema schema) {
     Event e = EventJson.parse(line, lineNumber);
     String problem = schema.problemWith(e);
     if (problem != null) {

@@ -88,10 +88,13 @@ class UnrolledUnwrapTest {
     assertMultiplicity(p, 10_000);
   }
 
-  /** The DirectRunner checks every element's encoding; 1,000 copies keep it quick. */
+  /**
+   * Eight levels on the DirectRunner, which checks every element's encoding: the size is proven on
+   * Flink above (1,000 copies took 14 s here).
+   */
   @OnEachRunner(TestRunner.DIRECT)
-  void aThousandIdenticalTuplesKeepTheirMultiplicity(TestPipeline p) {
-    assertMultiplicity(p, 1_000);
+  void identicalTuplesKeepTheirMultiplicity(TestPipeline p) {
+    assertMultiplicity(p, 256);
   }
 
   @OnEachRunner(TestRunner.DIRECT)

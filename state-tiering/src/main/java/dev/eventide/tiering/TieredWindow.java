@@ -4,7 +4,6 @@ import com.google.auto.value.AutoValue;
 import dev.eventide.tiering.store.BlockStores;
 import dev.eventide.tiering.window.TieredWindowDoFn;
 import java.nio.file.Path;
-import java.util.UUID;
 import org.apache.beam.sdk.coders.CannotProvideCoderException;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
@@ -55,6 +54,11 @@ import org.joda.time.Duration;
  * every block its state names, as long as blocks are not purged between the checkpoint and the
  * failure. On a cluster, a local-directory store only survives failures that keep a task on its
  * machine; use a shared store ({@code gs://...}) where tasks may move.
+ *
+ * <p>A window's blocks are filed under its step's full name, key and window, the same in every run
+ * of the pipeline: a job restored from a savepoint or updated in place (same step names) purges the
+ * blocks its earlier run wrote. Two jobs that share a store must therefore not have a {@code
+ * TieredWindow} step of the same name: give each job its own store path.
  *
  * <p>Metrics (namespace {@value TieredWindowDoFn#METRICS}): {@code bytesDestaged}, {@code
  * bytesStaged}, {@code blocksWritten}, {@code blocksPurged}, {@code prestageHits}, {@code
@@ -272,9 +276,11 @@ public abstract class TieredWindow<K, V, O>
             Window.<KV<K, V>>into(windowFn())
                 .withAllowedLateness(allowedLateness())
                 .accumulatingFiredPanes());
+    // The windowed collection is this step's own: its name (the step's full name and a fixed
+    // suffix) is unique in the pipeline and the same in every run of it.
     TieredWindowDoFn.Settings settings =
         new TieredWindowDoFn.Settings(
-            UUID.randomUUID().toString(),
+            windowed.getName(),
             storeUri(),
             memoryElements(),
             memoryBytes(),

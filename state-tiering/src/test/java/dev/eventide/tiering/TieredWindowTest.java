@@ -9,8 +9,12 @@ import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.tiering.TieredVsNative.Summary;
 import dev.eventide.tiering.store.BlockStore;
 import dev.eventide.tiering.store.TestStoreProvider;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.UUID;
+import java.util.stream.Stream;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.DoubleCoder;
 import org.apache.beam.sdk.coders.KvCoder;
@@ -32,6 +36,7 @@ import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Exact panes on the DirectRunner, validation, and what a damaged store does to a pipeline. */
 class TieredWindowTest {
@@ -275,5 +280,48 @@ class TieredWindowTest {
     assertTrue(messages.contains("the disk is full"), messages);
     BlockStore store = TestStoreProvider.opened(uri);
     assertTrue(messages.contains(store.uri()), messages);
+  }
+
+  /** Runs a step named "Summaries" over the values first..30 at second v, even ones of key a. */
+  private static void runSummaries(String store, long first, Duration purgeDelay) {
+    Pipeline p = Pipeline.create(TestRunner.DIRECT.options(1));
+    List<TimestampedValue<KV<String, Long>>> values = new java.util.ArrayList<>();
+    for (long v = first; v <= 30; v++) {
+      values.add(at(v, v % 2 == 0 ? "a" : "b", v));
+    }
+    p.apply(Create.timestamped(values))
+        .apply(
+            "Summaries",
+            TieredWindow.of(TEN_SECONDS, new StringSummary())
+                .withAllowedLateness(Duration.standardMinutes(1))
+                .withStore(store)
+                .withMemoryBucket(0, 1 << 20)
+                .withPurgeDelay(purgeDelay));
+    p.run().waitUntilFinish();
+  }
+
+  private static long blockFiles(Path store) throws IOException {
+    try (Stream<Path> files = Files.walk(store)) {
+      return files.filter(f -> f.toString().endsWith(".blk")).count();
+    }
+  }
+
+  /**
+   * Block owners come from the step's name, key and window, not from the pipeline's construction: a
+   * later run of the same step (a job restored from a savepoint, or updated) finds the blocks an
+   * earlier run left behind and purges them with its own.
+   */
+  @Test
+  void aLaterRunOfTheStepPurgesTheBlocksAnEarlierRunLeft(@TempDir Path store) throws IOException {
+    String uri = store.toUri().toString();
+    // The earlier run stops before its delayed purge: its blocks stay in the store.
+    runSummaries(uri, 1, Duration.standardHours(1));
+    long left = blockFiles(store);
+    assertTrue(left >= 7, "blocks of 7 keys and windows left: " + left);
+
+    // Other values in the same keys and windows, so other blocks: only their owners tie them to
+    // the earlier run's.
+    runSummaries(uri, 3, Duration.ZERO);
+    assertEquals(0, blockFiles(store), "blocks left after the later run purged its windows");
   }
 }

@@ -1,20 +1,23 @@
 package dev.eventide.tiering.bag;
 
 import dev.eventide.tiering.store.BlockName;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Where a {@link TieredBag} keeps what must survive a checkpoint: the memory bucket's elements and
- * size, and the manifest of the bag's blocks. On a runner these are Beam state cells of the key and
- * window (a {@code BagState} and two {@code ValueState}s), so they are checkpointed with everything
- * else; {@link #inMemory()} is for tests and single-process use.
+ * Where a {@link TieredBag} keeps what must survive a checkpoint: the memory bucket's elements
+ * (each already encoded with the bag's coder, so an element is encoded once, when it is added,
+ * whether it stays in memory or moves to a block) and size, and the manifest of the bag's blocks,
+ * which only grows by appends. On a runner these are Beam state cells of the key and window (two
+ * {@code BagState}s and a {@code ValueState}), so they are checkpointed with everything else;
+ * {@link #inMemory()} is for tests and single-process use.
  */
-public interface BagState<T> {
+public interface BagState {
 
-  /** The memory bucket's elements, in insertion order. */
-  Iterable<T> memory();
+  /** The memory bucket's encoded elements, in insertion order. */
+  Iterable<byte[]> memory();
 
-  void addToMemory(T element);
+  void addToMemory(byte[] encoded);
 
   /** Empties the memory bucket (its size goes back to zero). */
   void clearMemory();
@@ -27,24 +30,27 @@ public interface BagState<T> {
   /** The blocks holding the rest of the bag, oldest first. */
   List<BlockName> manifest();
 
-  void setManifest(List<BlockName> blocks);
+  /** Names one more block, after the others: no rewrite of the manifest. */
+  void appendToManifest(BlockName block);
+
+  void clearManifest();
 
   /** Plain fields, for tests. */
-  static <T> BagState<T> inMemory() {
-    return new BagState<>() {
-      private final List<T> memory = new java.util.ArrayList<>();
+  static BagState inMemory() {
+    return new BagState() {
+      private final List<byte[]> memory = new ArrayList<>();
+      private final List<BlockName> manifest = new ArrayList<>();
       private long elements;
       private long bytes;
-      private List<BlockName> manifest = List.of();
 
       @Override
-      public Iterable<T> memory() {
+      public Iterable<byte[]> memory() {
         return List.copyOf(memory);
       }
 
       @Override
-      public void addToMemory(T element) {
-        memory.add(element);
+      public void addToMemory(byte[] encoded) {
+        memory.add(encoded);
       }
 
       @Override
@@ -67,12 +73,17 @@ public interface BagState<T> {
 
       @Override
       public List<BlockName> manifest() {
-        return manifest;
+        return List.copyOf(manifest);
       }
 
       @Override
-      public void setManifest(List<BlockName> blocks) {
-        this.manifest = List.copyOf(blocks);
+      public void appendToManifest(BlockName block) {
+        manifest.add(block);
+      }
+
+      @Override
+      public void clearManifest() {
+        manifest.clear();
       }
     };
   }

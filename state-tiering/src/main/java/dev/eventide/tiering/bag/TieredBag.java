@@ -47,12 +47,11 @@ public final class TieredBag<T> {
 
   private final String owner;
   private final Coder<T> coder;
-  private final BagState<T> state;
+  private final BagState state;
   private final BlockStore store;
   private final Limits limits;
 
-  public TieredBag(
-      String owner, Coder<T> coder, BagState<T> state, BlockStore store, Limits limits) {
+  public TieredBag(String owner, Coder<T> coder, BagState state, BlockStore store, Limits limits) {
     this.owner = owner;
     this.coder = coder;
     this.state = state;
@@ -60,9 +59,14 @@ public final class TieredBag<T> {
     this.limits = limits;
   }
 
-  /** Adds an element; writes the memory bucket out first if the element would not fit. */
+  /**
+   * Adds an element; writes the memory bucket out first if the element would not fit. The element
+   * is encoded here, once: its size is the length of that encoding, and the same bytes go to the
+   * memory bucket or to a block.
+   */
   public void add(T element) throws IOException {
-    long size = CoderUtils.encodeToByteArray(coder, element).length;
+    byte[] encoded = CoderUtils.encodeToByteArray(coder, element);
+    long size = encoded.length;
     long[] memory = state.memorySize();
     if (memory[0] + 1 > limits.elements() || memory[1] + size > limits.bytes()) {
       destage();
@@ -70,10 +74,10 @@ public final class TieredBag<T> {
     }
     if (limits.elements() == 0 || size > limits.bytes()) {
       // Does not fit in memory at all: a block of its own.
-      appendBlock(List.of(element));
+      appendBlock(List.of(encoded));
       return;
     }
-    state.addToMemory(element);
+    state.addToMemory(encoded);
     state.setMemorySize(memory[0] + 1, memory[1] + size);
   }
 
@@ -87,7 +91,7 @@ public final class TieredBag<T> {
    * (Aion's bootstrap fraction: a late firing can start on them while the blocks stream in).
    */
   public void destage(long keep) throws IOException {
-    List<T> elements = new ArrayList<>();
+    List<byte[]> elements = new ArrayList<>();
     state.memory().forEach(elements::add);
     if (elements.size() <= keep) {
       return;
@@ -96,18 +100,16 @@ public final class TieredBag<T> {
     appendBlock(elements.subList(kept, elements.size()));
     state.clearMemory();
     long bytes = 0;
-    for (T element : elements.subList(0, kept)) {
+    for (byte[] element : elements.subList(0, kept)) {
       state.addToMemory(element);
-      bytes += CoderUtils.encodeToByteArray(coder, element).length;
+      bytes += element.length;
     }
     state.setMemorySize(kept, bytes);
   }
 
-  private void appendBlock(List<T> elements) throws IOException {
-    BlockName name = store.write(owner, encode(elements)); // durable from here on
-    List<BlockName> manifest = new ArrayList<>(state.manifest());
-    manifest.add(name);
-    state.setManifest(manifest);
+  private void appendBlock(List<byte[]> encoded) throws IOException {
+    BlockName name = store.write(owner, block(encoded)); // durable from here on
+    state.appendToManifest(name);
   }
 
   /** The blocks of this bag, oldest first. */
@@ -126,12 +128,12 @@ public final class TieredBag<T> {
    * UncheckedIOException} naming it.
    */
   public Iterable<T> read() {
-    List<T> memory = new ArrayList<>();
+    List<byte[]> memory = new ArrayList<>();
     state.memory().forEach(memory::add);
     List<BlockName> manifest = state.manifest();
     return () ->
         new Iterator<T>() {
-          private Iterator<T> current = memory.iterator();
+          private Iterator<T> current = decodeLazily(memory).iterator();
           private int nextBlock;
 
           @Override
@@ -162,7 +164,7 @@ public final class TieredBag<T> {
     for (BlockName name : state.manifest()) {
       store.delete(name);
     }
-    state.setManifest(List.of());
+    state.clearManifest();
     state.clearMemory();
   }
 
@@ -182,17 +184,44 @@ public final class TieredBag<T> {
     return deleted;
   }
 
-  private byte[] encode(List<T> elements) throws IOException {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+  /** A block: the element count, then each encoded element with its length. */
+  private static byte[] block(List<byte[]> encoded) throws IOException {
+    int size = Integer.BYTES;
+    for (byte[] element : encoded) {
+      size += Integer.BYTES + element.length;
+    }
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(size);
     DataOutputStream out = new DataOutputStream(bytes);
-    out.writeInt(elements.size());
-    for (T element : elements) {
-      byte[] encoded = CoderUtils.encodeToByteArray(coder, element);
-      out.writeInt(encoded.length);
-      out.write(encoded);
+    out.writeInt(encoded.size());
+    for (byte[] element : encoded) {
+      out.writeInt(element.length);
+      out.write(element);
     }
     out.flush();
     return bytes.toByteArray();
+  }
+
+  /** The memory bucket's elements, each decoded as iteration reaches it. */
+  private Iterable<T> decodeLazily(List<byte[]> encoded) {
+    return () ->
+        new Iterator<T>() {
+          private final Iterator<byte[]> next = encoded.iterator();
+
+          @Override
+          public boolean hasNext() {
+            return next.hasNext();
+          }
+
+          @Override
+          public T next() {
+            try {
+              return CoderUtils.decodeFromByteArray(coder, next.next());
+            } catch (IOException e) {
+              throw new UncheckedIOException(
+                  "the memory bucket of " + owner + " does not decode with " + coder, e);
+            }
+          }
+        };
   }
 
   private List<T> decode(BlockName name, byte[] block) throws IOException {

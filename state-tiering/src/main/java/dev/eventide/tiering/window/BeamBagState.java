@@ -9,30 +9,31 @@ import org.apache.beam.sdk.values.KV;
 
 /**
  * A {@link BagState} in Beam state cells of one key and window, so the memory bucket and the
- * manifest are checkpointed by the runner with everything else.
+ * manifest are checkpointed by the runner with everything else. The manifest is a Beam bag of block
+ * paths: a new block is one append, however many the window already has.
  */
-final class BeamBagState<T> implements BagState<T> {
-  private final org.apache.beam.sdk.state.BagState<T> memory;
+final class BeamBagState implements BagState {
+  private final org.apache.beam.sdk.state.BagState<byte[]> memory;
   private final ValueState<KV<Long, Long>> memorySize;
-  private final ValueState<List<String>> manifest;
+  private final org.apache.beam.sdk.state.BagState<String> blocks;
 
   BeamBagState(
-      org.apache.beam.sdk.state.BagState<T> memory,
+      org.apache.beam.sdk.state.BagState<byte[]> memory,
       ValueState<KV<Long, Long>> memorySize,
-      ValueState<List<String>> manifest) {
+      org.apache.beam.sdk.state.BagState<String> blocks) {
     this.memory = memory;
     this.memorySize = memorySize;
-    this.manifest = manifest;
+    this.blocks = blocks;
   }
 
   @Override
-  public Iterable<T> memory() {
+  public Iterable<byte[]> memory() {
     return memory.read();
   }
 
   @Override
-  public void addToMemory(T element) {
-    memory.add(element);
+  public void addToMemory(byte[] encoded) {
+    memory.add(encoded);
   }
 
   @Override
@@ -54,22 +55,18 @@ final class BeamBagState<T> implements BagState<T> {
 
   @Override
   public List<BlockName> manifest() {
-    List<String> paths = manifest.read();
     List<BlockName> names = new ArrayList<>();
-    if (paths != null) {
-      paths.forEach(path -> names.add(BlockName.parse(path)));
-    }
+    blocks.read().forEach(path -> names.add(BlockName.parse(path)));
     return names;
   }
 
   @Override
-  public void setManifest(List<BlockName> blocks) {
-    if (blocks.isEmpty()) {
-      manifest.clear();
-      return;
-    }
-    List<String> paths = new ArrayList<>();
-    blocks.forEach(name -> paths.add(name.path()));
-    manifest.write(paths);
+  public void appendToManifest(BlockName block) {
+    blocks.add(block.path());
+  }
+
+  @Override
+  public void clearManifest() {
+    blocks.clear();
   }
 }

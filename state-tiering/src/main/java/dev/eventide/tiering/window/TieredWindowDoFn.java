@@ -15,9 +15,9 @@ import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.util.Base64;
 import java.util.List;
+import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
-import org.apache.beam.sdk.coders.ListCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
@@ -60,7 +60,7 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
 
   /** What the transform was configured with. */
   public record Settings(
-      String operatorId,
+      String stepName,
       String storeUri,
       long memoryElements,
       long memoryBytes,
@@ -92,23 +92,22 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
 
   // State and timer ids name Beam state that outlives a pipeline (checkpoints, savepoints): keep
   // them.
-  private static final String MEMORY = "memory";
+  private static final String MEMORY = "encodedMemory";
   private static final String MEMORY_SIZE = "memorySize";
-  private static final String MANIFEST = "manifest";
+  private static final String MANIFEST = "blocks";
   private static final String PROGRESS = "progress";
   private static final String FIRE = "fire";
   private static final String PURGE = "purge";
 
   @StateId(MEMORY)
-  private final StateSpec<BagState<V>> memorySpec;
+  private final StateSpec<BagState<byte[]>> memorySpec = StateSpecs.bag(ByteArrayCoder.of());
 
   @StateId(MEMORY_SIZE)
   private final StateSpec<ValueState<KV<Long, Long>>> memorySizeSpec =
       StateSpecs.value(KvCoder.of(VarLongCoder.of(), VarLongCoder.of()));
 
   @StateId(MANIFEST)
-  private final StateSpec<ValueState<List<String>>> manifestSpec =
-      StateSpecs.value(ListCoder.of(StringUtf8Coder.of()));
+  private final StateSpec<BagState<String>> manifestSpec = StateSpecs.bag(StringUtf8Coder.of());
 
   @StateId(PROGRESS)
   private final StateSpec<ValueState<WindowProgress>> progressSpec =
@@ -140,7 +139,6 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
     this.keyCoder = keyCoder;
     this.valueCoder = valueCoder;
     this.windowCoder = windowCoder;
-    this.memorySpec = StateSpecs.bag(valueCoder);
   }
 
   @Setup
@@ -161,9 +159,9 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
   public void processElement(
       @Element KV<K, V> element,
       BoundedWindow window,
-      @StateId(MEMORY) BagState<V> memory,
+      @StateId(MEMORY) BagState<byte[]> memory,
       @StateId(MEMORY_SIZE) ValueState<KV<Long, Long>> memorySize,
-      @StateId(MANIFEST) ValueState<List<String>> manifest,
+      @StateId(MANIFEST) BagState<String> manifest,
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
       @TimerId(FIRE) Timer fire,
       @TimerId(PURGE) Timer purge) {
@@ -181,7 +179,7 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
         bag(
             element.getKey(),
             window,
-            new BeamBagState<>(memory, memorySize, manifest),
+            new BeamBagState(memory, memorySize, manifest),
             late ? Priority.LATE_APPEND : Priority.DESTAGE);
     try {
       bag.add(element.getValue());
@@ -210,36 +208,36 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
   public void onFire(
       @Key K key,
       BoundedWindow window,
-      @StateId(MEMORY) BagState<V> memory,
+      @StateId(MEMORY) BagState<byte[]> memory,
       @StateId(MEMORY_SIZE) ValueState<KV<Long, Long>> memorySize,
-      @StateId(MANIFEST) ValueState<List<String>> manifest,
+      @StateId(MANIFEST) BagState<String> manifest,
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
       @TimerId(FIRE) Timer fire,
       OutputReceiver<KV<K, O>> out) {
     readAllLater(memory, memorySize, manifest, progressState);
     boolean last = fire.getCurrentRelativeTime().isAfter(expiry(window));
     fireIfPending(
-        key, window, new BeamBagState<>(memory, memorySize, manifest), progressState, last, out);
+        key, window, new BeamBagState(memory, memorySize, manifest), progressState, last, out);
   }
 
   @OnTimer(PURGE)
   public void onPurge(
       @Key K key,
       BoundedWindow window,
-      @StateId(MEMORY) BagState<V> memory,
+      @StateId(MEMORY) BagState<byte[]> memory,
       @StateId(MEMORY_SIZE) ValueState<KV<Long, Long>> memorySize,
-      @StateId(MANIFEST) ValueState<List<String>> manifest,
+      @StateId(MANIFEST) BagState<String> manifest,
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
       OutputReceiver<KV<K, O>> out) {
     readAllLater(memory, memorySize, manifest, progressState);
-    BeamBagState<V> state = new BeamBagState<>(memory, memorySize, manifest);
+    BeamBagState state = new BeamBagState(memory, memorySize, manifest);
     // Timers due at once may fire in any order: a pending pane goes out before the purge.
     fireIfPending(key, window, state, progressState, true, out);
     TieredBag<V> bag = bag(key, window, state, Priority.DESTAGE);
     if (settings.purgeDelay().getMillis() > 0) {
       BLOCKS_PURGED.inc(bag.blocks().size());
       io.purgeLater(owner(key, window), bag.blocks(), settings.purgeDelay().getMillis());
-      state.setManifest(List.of());
+      state.clearManifest();
       state.clearMemory();
     } else {
       try {
@@ -266,7 +264,7 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
   private void fireIfPending(
       K key,
       BoundedWindow window,
-      BeamBagState<V> state,
+      BeamBagState state,
       ValueState<WindowProgress> progressState,
       boolean last,
       OutputReceiver<KV<K, O>> out) {
@@ -318,11 +316,11 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
     progressState.write(progress.fired());
   }
 
-  private TieredBag<V> bag(K key, BoundedWindow window, BeamBagState<V> state, Priority priority) {
+  private TieredBag<V> bag(K key, BoundedWindow window, BeamBagState state, Priority priority) {
     return bag(key, window, state, io.view(priority, METRICS_LISTENER));
   }
 
-  private TieredBag<V> bag(K key, BoundedWindow window, BeamBagState<V> state, BlockStore store) {
+  private TieredBag<V> bag(K key, BoundedWindow window, BeamBagState state, BlockStore store) {
     return new TieredBag<>(
         owner(key, window),
         valueCoder,
@@ -331,12 +329,16 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
         new TieredBag.Limits(settings.memoryElements(), settings.memoryBytes()));
   }
 
-  /** The owner of a key's window blocks: unique to this transform instance, key and window. */
+  /**
+   * The owner of a key's window blocks: the step's name, key and window. Derived from names alone,
+   * so a job restored from a savepoint or updated in place owns (and purges) the blocks that the
+   * earlier run wrote.
+   */
   @SuppressWarnings("unchecked")
   private String owner(K key, BoundedWindow window) {
     try {
       Base64.Encoder base64 = Base64.getUrlEncoder().withoutPadding();
-      return settings.operatorId()
+      return settings.stepName()
           + "/"
           + base64.encodeToString(CoderUtils.encodeToByteArray(keyCoder, key))
           + "/"
@@ -364,10 +366,7 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
 
   /** A firing reads every cell: one batched fetch on runners that batch, not four. */
   private static void readAllLater(
-      BagState<?> memory,
-      ValueState<?> memorySize,
-      ValueState<?> manifest,
-      ValueState<?> progress) {
+      BagState<?> memory, ValueState<?> memorySize, BagState<?> manifest, ValueState<?> progress) {
     memory.readLater();
     memorySize.readLater();
     manifest.readLater();

@@ -33,7 +33,7 @@ class TieredBagFaultTest {
     for (long seed = 0; seed < 50; seed++) {
       BlockStore healthy = BlockStores.open("memory:" + UUID.randomUUID());
       FaultyBlockStore faulty = new FaultyBlockStore(healthy, seed, 0.2, 0);
-      BagState<Long> state = BagState.inMemory();
+      BagState state = BagState.inMemory();
       TieredBag<Long> bag =
           new TieredBag<>("k", VarLongCoder.of(), state, faulty, new TieredBag.Limits(3, 1000));
       Random random = new Random(seed);
@@ -98,7 +98,7 @@ class TieredBagFaultTest {
         Jimfs.newFileSystem(
             Configuration.unix().toBuilder().setMaxSize(64 * 1024).setBlockSize(1024).build())) {
       BlockStore store = new LocalFileBlockStore(disk.getPath("/blocks"));
-      BagState<byte[]> state = BagState.inMemory();
+      BagState state = BagState.inMemory();
       TieredBag<byte[]> bag =
           new TieredBag<>(
               "k",

@@ -24,7 +24,7 @@ class TieredBagTest {
     store = BlockStores.open("memory:" + UUID.randomUUID());
   }
 
-  private TieredBag<Long> bag(BagState<Long> state, long elements, long bytes) {
+  private TieredBag<Long> bag(BagState state, long elements, long bytes) {
     return new TieredBag<>(
         "key@window", VarLongCoder.of(), state, store, new TieredBag.Limits(elements, bytes));
   }
@@ -56,7 +56,7 @@ class TieredBagTest {
 
   @Test
   void theMemoryBucketStaysWithinItsBounds() throws Exception {
-    BagState<Long> state = BagState.inMemory();
+    BagState state = BagState.inMemory();
     TieredBag<Long> bag = bag(state, 10, 25);
     for (long i = 0; i < 1000; i++) {
       bag.add(i * 1_000_000L); // 4 encoded bytes each
@@ -93,7 +93,7 @@ class TieredBagTest {
 
   @Test
   void aBlockIsDurableBeforeTheManifestNamesItAndOrphansAreCollected() throws Exception {
-    BagState<Long> state = BagState.inMemory();
+    BagState state = BagState.inMemory();
     TieredBag<Long> bag = bag(state, 1, Long.MAX_VALUE);
     bag.add(1L);
     bag.add(2L);

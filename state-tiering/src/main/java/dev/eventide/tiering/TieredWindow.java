@@ -2,7 +2,6 @@ package dev.eventide.tiering;
 
 import com.google.auto.value.AutoValue;
 import dev.eventide.tiering.store.BlockStores;
-import dev.eventide.tiering.window.TieredWindowDoFn;
 import java.nio.file.Path;
 import org.apache.beam.sdk.coders.CannotProvideCoderException;
 import org.apache.beam.sdk.coders.Coder;
@@ -60,7 +59,7 @@ import org.joda.time.Duration;
  * blocks its earlier run wrote. Two jobs that share a store must therefore not have a {@code
  * TieredWindow} step of the same name: give each job its own store path.
  *
- * <p>Metrics (namespace {@value TieredWindowDoFn#METRICS}): {@code bytesDestaged}, {@code
+ * <p>Metrics (namespace {@value TieringMetrics#NAMESPACE}): {@code bytesDestaged}, {@code
  * bytesStaged}, {@code blocksWritten}, {@code blocksPurged}, {@code prestageHits}, {@code
  * prestageMisses}, {@code firingIoWaitMillis}, {@code onTimePanes}, {@code latePanes}, and the
  * distributions {@code onTimeFiringIoWaitMillis} and {@code lateFiringIoWaitMillis} (what one

@@ -1,6 +1,5 @@
 package dev.eventide.tiering;
 
-import dev.eventide.tiering.window.TieredWindowDoFn;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.DistributionResult;
 import org.apache.beam.sdk.metrics.MetricNameFilter;
@@ -13,6 +12,9 @@ import org.apache.beam.sdk.metrics.MetricsFilter;
  * TieredWindow} of it (attempted values: Flink does not report committed ones).
  */
 public final class TieringMetrics {
+  /** The namespace of every {@code TieredWindow} metric. */
+  public static final String NAMESPACE = "eventide.tiering";
+
   private TieringMetrics() {}
 
   /** The sum of a counter, such as {@code "blocksWritten"}. */
@@ -39,8 +41,6 @@ public final class TieringMetrics {
     return result
         .metrics()
         .queryMetrics(
-            MetricsFilter.builder()
-                .addNameFilter(MetricNameFilter.named(TieredWindowDoFn.METRICS, name))
-                .build());
+            MetricsFilter.builder().addNameFilter(MetricNameFilter.named(NAMESPACE, name)).build());
   }
 }

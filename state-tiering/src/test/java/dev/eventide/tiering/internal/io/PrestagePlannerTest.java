@@ -1,4 +1,4 @@
-package dev.eventide.tiering.io;
+package dev.eventide.tiering.internal.io;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

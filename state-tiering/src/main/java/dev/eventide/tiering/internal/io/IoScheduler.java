@@ -1,4 +1,4 @@
-package dev.eventide.tiering.io;
+package dev.eventide.tiering.internal.io;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;

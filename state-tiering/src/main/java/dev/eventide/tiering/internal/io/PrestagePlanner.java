@@ -1,4 +1,4 @@
-package dev.eventide.tiering.io;
+package dev.eventide.tiering.internal.io;
 
 /**
  * When to pre-stage a window's blocks (Aion, Section 4): a late pane fires at the next watermark

@@ -1,7 +1,7 @@
-package dev.eventide.tiering.io;
+package dev.eventide.tiering.internal.io;
 
-import dev.eventide.tiering.io.IoScheduler.IoTask;
-import dev.eventide.tiering.io.IoScheduler.Priority;
+import dev.eventide.tiering.internal.io.IoScheduler.IoTask;
+import dev.eventide.tiering.internal.io.IoScheduler.Priority;
 import dev.eventide.tiering.store.BlockName;
 import dev.eventide.tiering.store.BlockStore;
 import java.io.IOException;

@@ -1,12 +1,11 @@
-package dev.eventide.tiering.window;
+package dev.eventide.tiering;
 
-import dev.eventide.tiering.WindowFunction;
-import dev.eventide.tiering.bag.TieredBag;
-import dev.eventide.tiering.io.IoScheduler;
-import dev.eventide.tiering.io.IoScheduler.Priority;
-import dev.eventide.tiering.io.PrestagePlanner;
-import dev.eventide.tiering.io.StagingArea;
-import dev.eventide.tiering.io.TieredIo;
+import dev.eventide.tiering.internal.bag.TieredBag;
+import dev.eventide.tiering.internal.io.IoScheduler;
+import dev.eventide.tiering.internal.io.IoScheduler.Priority;
+import dev.eventide.tiering.internal.io.PrestagePlanner;
+import dev.eventide.tiering.internal.io.StagingArea;
+import dev.eventide.tiering.internal.io.TieredIo;
 import dev.eventide.tiering.store.BlockName;
 import dev.eventide.tiering.store.BlockStore;
 import dev.eventide.tiering.store.BlockStores;
@@ -56,10 +55,10 @@ import org.joda.time.Instant;
  *       at once or after the purge delay.
  * </ul>
  */
-public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
+final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
 
   /** What the transform was configured with. */
-  public record Settings(
+  record Settings(
       String stepName,
       String storeUri,
       long memoryElements,
@@ -71,8 +70,7 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
       Duration purgeDelay)
       implements Serializable {}
 
-  /** The metrics namespace. */
-  public static final String METRICS = "eventide.tiering";
+  private static final String METRICS = TieringMetrics.NAMESPACE;
 
   private static final Counter BYTES_DESTAGED = Metrics.counter(METRICS, "bytesDestaged");
   private static final Counter BYTES_STAGED = Metrics.counter(METRICS, "bytesStaged");
@@ -128,7 +126,7 @@ public final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
   private transient TieredIo io;
   private transient PrestagePlanner planner;
 
-  public TieredWindowDoFn(
+  TieredWindowDoFn(
       Settings settings,
       WindowFunction<K, V, O> function,
       Coder<K> keyCoder,

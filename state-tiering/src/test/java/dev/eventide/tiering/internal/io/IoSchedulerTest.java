@@ -1,11 +1,11 @@
-package dev.eventide.tiering.io;
+package dev.eventide.tiering.internal.io;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.eventide.tiering.io.IoScheduler.Priority;
+import dev.eventide.tiering.internal.io.IoScheduler.Priority;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,4 +1,4 @@
-package dev.eventide.tiering.window;
+package dev.eventide.tiering;
 
 import java.io.IOException;
 import java.io.InputStream;

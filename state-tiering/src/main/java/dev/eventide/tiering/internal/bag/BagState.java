@@ -1,4 +1,4 @@
-package dev.eventide.tiering.bag;
+package dev.eventide.tiering.internal.bag;
 
 import dev.eventide.tiering.store.BlockName;
 import java.util.ArrayList;

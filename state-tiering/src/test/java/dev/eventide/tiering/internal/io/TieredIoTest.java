@@ -1,4 +1,4 @@
-package dev.eventide.tiering.io;
+package dev.eventide.tiering.internal.io;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.eventide.tiering.io.IoScheduler.Priority;
+import dev.eventide.tiering.internal.io.IoScheduler.Priority;
 import dev.eventide.tiering.store.BlockName;
 import dev.eventide.tiering.store.BlockStore;
 import dev.eventide.tiering.store.BlockStores;

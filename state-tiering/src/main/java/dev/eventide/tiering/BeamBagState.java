@@ -1,6 +1,6 @@
-package dev.eventide.tiering.window;
+package dev.eventide.tiering;
 
-import dev.eventide.tiering.bag.BagState;
+import dev.eventide.tiering.internal.bag.BagState;
 import dev.eventide.tiering.store.BlockName;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.eventide.tiering.io;
+package dev.eventide.tiering.internal.io;
 
 import dev.eventide.tiering.store.BlockName;
 import java.util.Iterator;

@@ -1,4 +1,4 @@
-package dev.eventide.tiering.bag;
+package dev.eventide.tiering.internal.bag;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

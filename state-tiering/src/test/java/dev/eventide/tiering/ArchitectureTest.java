@@ -1,0 +1,48 @@
+package dev.eventide.tiering;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The module's layers: the API ({@code dev.eventide.tiering}: {@code TieredWindow}, {@code
+ * WindowFunction}, {@code TieringMetrics}), the block store SPI ({@code store}) that depends on
+ * nothing else here, and the internals ({@code internal.*}), with no package cycles.
+ */
+class ArchitectureTest {
+  private static final JavaClasses MAIN =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("dev.eventide.tiering");
+
+  @Test
+  void noPackageCycles() {
+    slices().matching("dev.eventide.(**)").should().beFreeOfCycles().check(MAIN);
+  }
+
+  @Test
+  void theStoreSpiStandsAlone() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.eventide.tiering.store..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("dev.eventide.tiering", "dev.eventide.tiering.internal..")
+        .check(MAIN);
+  }
+
+  @Test
+  void internalsDoNotReachBackIntoTheApi() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.eventide.tiering.internal..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.eventide.tiering")
+        .check(MAIN);
+  }
+}

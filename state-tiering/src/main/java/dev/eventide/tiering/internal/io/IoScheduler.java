@@ -1,8 +1,8 @@
 package dev.eventide.tiering.internal.io;
 
-import java.util.concurrent.Callable;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -12,14 +12,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The I/O of tiered window state, one per JVM (Aion, Section 4): a single I/O thread that runs
- * block reads and writes by priority — pre-staging a window expected to fire late first, then
- * appending late events, then destaging past windows — and a pool of threads for encoding and
- * decoding blocks, so that (de)serialization never holds up the disk or the network.
+ * The I/O of tiered window state, one per JVM (Aion, Section 4): a few I/O threads that take block
+ * reads and writes from one queue by priority — pre-staging a window expected to fire late first,
+ * then appending late events, then destaging past windows.
  *
- * <p>One I/O thread keeps the device's access pattern sequential and makes the priorities
- * meaningful: an urgent pre-stage waits for at most the operation in progress. Tasks of one
- * priority run in submission order. A failed task fails its future with the task's exception;
+ * <p>Several threads because a remote store (Google Cloud Storage) serves requests in parallel, and
+ * a request's latency, not its bytes, is what a firing waits for: with one thread, pre-staging a
+ * window of many blocks took one round trip per block. The queue keeps the priorities meaningful:
+ * an urgent pre-stage waits at most for a thread to finish its operation in progress. Tasks of one
+ * priority start in submission order. A failed task fails its future with the task's exception;
  * nothing is dropped: {@link #close()} runs what was queued before it returns.
  */
 public final class IoScheduler implements AutoCloseable {
@@ -40,9 +41,11 @@ public final class IoScheduler implements AutoCloseable {
     T run() throws Exception;
   }
 
+  /** I/O threads of the JVM's scheduler: requests in flight at once. */
+  static final int SHARED_IO_THREADS = 8;
+
   private static final class Holder {
-    static final IoScheduler SHARED =
-        new IoScheduler(Math.max(2, Runtime.getRuntime().availableProcessors()));
+    static final IoScheduler SHARED = new IoScheduler(SHARED_IO_THREADS);
   }
 
   private record Queued(Priority priority, long sequence, Runnable work)
@@ -59,8 +62,7 @@ public final class IoScheduler implements AutoCloseable {
   private final PriorityBlockingQueue<Queued> queue = new PriorityBlockingQueue<>();
   private final AtomicLong sequence = new AtomicLong();
   private final AtomicInteger pending = new AtomicInteger();
-  private final Thread ioThread;
-  private final ExecutorService codecPool;
+  private final List<Thread> ioThreads = new ArrayList<>();
   private final ScheduledExecutorService delayer =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -70,19 +72,17 @@ public final class IoScheduler implements AutoCloseable {
           });
   private boolean closed; // guarded by this
 
-  IoScheduler(int codecThreads) {
-    AtomicInteger codecThreadNumber = new AtomicInteger();
-    this.codecPool =
-        Executors.newFixedThreadPool(
-            codecThreads,
-            r -> {
-              Thread t = new Thread(r, "eventide-codec-" + codecThreadNumber.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
-    this.ioThread = new Thread(this::runIo, "eventide-io");
-    ioThread.setDaemon(true);
-    ioThread.start();
+  IoScheduler(int threads) {
+    if (threads < 1) {
+      throw new IllegalArgumentException(
+          "an I/O scheduler needs at least 1 thread, not " + threads);
+    }
+    for (int i = 1; i <= threads; i++) {
+      Thread thread = new Thread(this::runIo, "eventide-io-" + i);
+      thread.setDaemon(true);
+      thread.start();
+      ioThreads.add(thread);
+    }
   }
 
   /** The scheduler of this JVM, shared by every tiered window. */
@@ -90,7 +90,7 @@ public final class IoScheduler implements AutoCloseable {
     return Holder.SHARED;
   }
 
-  /** Queues an I/O task on the I/O thread. */
+  /** Queues an I/O task for the next free I/O thread. */
   public <T> CompletableFuture<T> io(Priority priority, IoTask<T> task) {
     CompletableFuture<T> result = new CompletableFuture<>();
     Queued queued =
@@ -134,20 +134,6 @@ public final class IoScheduler implements AutoCloseable {
         TimeUnit.MILLISECONDS);
   }
 
-  /** Runs encoding or decoding work on the codec pool. */
-  public <T> CompletableFuture<T> codec(Callable<T> work) {
-    CompletableFuture<T> result = new CompletableFuture<>();
-    codecPool.execute(
-        () -> {
-          try {
-            result.complete(work.call());
-          } catch (Throwable e) {
-            result.completeExceptionally(e);
-          }
-        });
-    return result;
-  }
-
   /** I/O tasks queued or running. */
   public int pendingIo() {
     return pending.get();
@@ -177,10 +163,11 @@ public final class IoScheduler implements AutoCloseable {
         return;
       }
       closed = true;
-      queue.add(STOP);
+      ioThreads.forEach(thread -> queue.add(STOP)); // one for each thread, after all work
     }
-    ioThread.join();
-    codecPool.shutdown();
+    for (Thread thread : ioThreads) {
+      thread.join();
+    }
     delayer.shutdownNow();
   }
 }

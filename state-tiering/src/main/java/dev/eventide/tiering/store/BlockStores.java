@@ -34,7 +34,9 @@ public final class BlockStores {
           prefix += "/";
         }
         return new GcsBlockStore(
-            StorageOptions.getDefaultInstance().getService(), parsed.getHost(), prefix);
+            GcsBlockStore.withRetries(StorageOptions.newBuilder()).build().getService(),
+            parsed.getHost(),
+            prefix);
       case "memory":
         return MEMORY.computeIfAbsent(parsed.getSchemeSpecificPart(), InMemoryBlockStore::new);
       default:

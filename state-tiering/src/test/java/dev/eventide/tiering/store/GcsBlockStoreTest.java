@@ -1,21 +1,27 @@
 package dev.eventide.tiering.store;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
-import com.google.cloud.storage.contrib.nio.testing.LocalStorageHelper;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.UUID;
+import org.junit.jupiter.api.Test;
 
 /**
- * The contract on Google Cloud Storage through google-cloud-nio's in-memory {@code Storage} fake;
- * {@link RealGcsBlockStoreTest} runs it against a real bucket.
+ * The contract on Google Cloud Storage through an in-memory fake ({@link FakeGcs}), with the
+ * store's retries; {@link RealGcsBlockStoreTest} runs it against a real bucket.
  */
 class GcsBlockStoreTest extends BlockStoreContractTest {
   private Storage storage;
 
   @Override
   protected BlockStore newStore() {
-    storage = LocalStorageHelper.getOptions().getService();
+    storage = FakeGcs.reliable().storage();
     return new GcsBlockStore(storage, "eventide-test", "run-" + UUID.randomUUID() + "/");
   }
 
@@ -29,5 +35,20 @@ class GcsBlockStoreTest extends BlockStoreContractTest {
     byte[] bytes = storage.readAllBytes(id);
     bytes[bytes.length - 1] ^= 1;
     storage.create(BlobInfo.newBuilder(id).build(), bytes);
+  }
+
+  /** Every other request fails with HTTP 503: the client's retries carry each one through. */
+  @Test
+  void transientFailuresAreRetried() throws Exception {
+    FakeGcs flaky = FakeGcs.flaky();
+    BlockStore store = new GcsBlockStore(flaky.storage(), "eventide-test", "flaky/");
+    byte[] contents = "a block".getBytes(StandardCharsets.UTF_8);
+    BlockName name = store.write("k", contents);
+    assertEquals(name, store.write("k", contents), "a second write of a block is a no-op");
+    assertArrayEquals(contents, store.read(name));
+    assertEquals(List.of(name), store.list("k"));
+    store.delete(name);
+    assertEquals(List.of(), store.list("k"));
+    assertTrue(flaky.failures.get() >= 6, "failures injected: " + flaky.failures.get());
   }
 }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.eventide.testing.lateness.LateEvent;
 import dev.eventide.testing.lateness.LateEventGenerator;
-import dev.eventide.testing.lateness.LateEventSource;
 import dev.eventide.testing.runners.TestRunner;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -91,7 +90,7 @@ final class TieredVsNative {
 
   /**
    * Options for a comparison on the runner: on Flink the source's watermark is polled every 5 ms,
-   * so that a {@link LateEventSource#paced paced} source's watermarks go out before later events.
+   * so that a gated replay's watermarks go out (and its gate opens) promptly.
    */
   static PipelineOptions options(TestRunner runner) {
     PipelineOptions options = runner.options(1);
@@ -102,15 +101,16 @@ final class TieredVsNative {
   }
 
   /**
-   * The events keyed, read as a {@code TestStream} on the DirectRunner, and from a paced source
-   * elsewhere (Flink's {@code TestStream} may deliver later events before a watermark).
+   * The events keyed, read as a {@code TestStream} on the DirectRunner, and from a gated replay
+   * elsewhere (Flink's {@code TestStream} may deliver later events before a watermark; the replay
+   * waits for each watermark to reach its consumers, so late events are late whatever the load).
    */
   static PCollection<KV<Integer, Long>> read(
       Pipeline p, TestRunner runner, LateEventGenerator generator) {
     PCollection<LateEvent> events =
         runner.honorsTestStreamWatermarks()
             ? p.apply(generator.toTestStream())
-            : p.apply(LateEventSource.paced(generator, Duration.millis(120)));
+            : p.apply(generator.toGatedReplay());
     return keyed(events);
   }
 

@@ -88,12 +88,8 @@ class TieredWindowDifferentialTest {
     PipelineResult result = p.run();
     result.waitUntilFinish();
 
-    // On Flink, whether an event is late depends on when the paced source's watermark is polled;
-    // on a loaded machine every event can arrive on time, so only the DirectRunner must see late
-    // panes (the comparison with Beam's windowing holds either way).
-    if (runner.honorsTestStreamWatermarks()) {
-      assertTrue(TieringMetrics.counter(result, "latePanes") > 0, "some panes fired late");
-    }
+    // Late events are late on both runners (a gated replay on Flink), whatever the machine's load.
+    assertTrue(TieringMetrics.counter(result, "latePanes") > 0, "some panes fired late");
     assertTrue(TieringMetrics.counter(result, "blocksWritten") > 0, "some blocks were written");
     assertTrue(TieringMetrics.counter(result, "bytesStaged") > 0, "some blocks were read back");
   }

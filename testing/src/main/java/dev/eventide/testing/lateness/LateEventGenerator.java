@@ -1,6 +1,7 @@
 package dev.eventide.testing.lateness;
 
 import com.google.auto.value.AutoValue;
+import dev.eventide.testing.streams.GatedReplay;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -170,6 +171,25 @@ public abstract class LateEventGenerator implements Serializable, Iterable<LateE
     List<LateEvent> out = new ArrayList<>();
     forEach(out::add);
     return out;
+  }
+
+  /**
+   * The stream as a {@link GatedReplay}: the same events and watermarks as {@link #toTestStream()},
+   * for a runner whose {@code TestStream} lets events overtake watermarks (Flink). Each watermark
+   * reaches the source's consumers before any later event, so the events meant to be late are late
+   * however loaded the machine is.
+   */
+  public GatedReplay<LateEvent> toGatedReplay() {
+    GatedReplay.Builder<LateEvent> replay = GatedReplay.builder(LateEvent.EventCoder.of());
+    Instant watermark = null;
+    for (LateEvent event : this) {
+      if (!event.watermark().equals(watermark)) {
+        replay.advanceWatermarkTo(event.watermark());
+        watermark = event.watermark();
+      }
+      replay.add(event, event.eventTime());
+    }
+    return replay.build();
   }
 
   /**

@@ -7,18 +7,22 @@ import java.util.Arrays;
  * A mutable exact integer: a {@code long} while the value fits, promoted to an arbitrary-precision
  * magnitude the first time an operation would overflow (checked on every operation, never wrapped).
  * Trend counts grow exponentially with trend length, so both forms are common: short trends stay on
- * the fast path, long Kleene bursts move to the exact one. The big form is updated in place (32-bit
- * limbs, little-endian), so that adding to or scaling a running sum of thousands of bits neither
- * allocates nor copies it: that is where the executor spends its time on long bursts.
+ * the fast path, long Kleene bursts move to the exact one. The big form is updated in place, so
+ * that adding to or scaling a running sum of thousands of bits neither allocates nor copies it:
+ * that is where the executor spends its time on long bursts.
+ *
+ * <p>The magnitude is kept in unsigned 64-bit limbs (little-endian), with 128-bit limb products
+ * from {@link Math#multiplyHigh}: a running sum of b bits costs b/64 steps per addition or
+ * multiplication by a one-limb coefficient (the common case: a burst's coefficients have about as
+ * many bits as the burst has events), half the steps of 32-bit limbs.
  */
 final class ExactInt {
-  private static final long MASK = 0xFFFFFFFFL;
 
   /** The value while {@link #mag} is null. */
   private long small;
 
   /** The magnitude once promoted, limbs [0, len), mag[len − 1] != 0; null on the long path. */
-  private int[] mag;
+  private long[] mag;
 
   private int len;
 
@@ -26,7 +30,7 @@ final class ExactInt {
   private int sign;
 
   /** A buffer for products that cannot be formed in place, reused (may be null). */
-  private int[] spare;
+  private long[] spare;
 
   ExactInt() {}
 
@@ -64,23 +68,22 @@ final class ExactInt {
   /** Bits of the magnitude: a measure of what the next operation costs. */
   int bitLength() {
     if (mag == null) {
-      return 64 - Long.numberOfLeadingZeros(small == Long.MIN_VALUE ? small : Math.abs(small));
+      return 64 - Long.numberOfLeadingZeros(abs(small));
     }
-    return 32 * (len - 1) + 32 - Integer.numberOfLeadingZeros(mag[len - 1]);
+    return 64 * len - Long.numberOfLeadingZeros(mag[len - 1]);
   }
 
   BigInteger toBigInteger() {
     if (mag == null) {
       return BigInteger.valueOf(small);
     }
-    byte[] bytes = new byte[4 * len];
+    byte[] bytes = new byte[8 * len];
     for (int i = 0; i < len; i++) {
-      int limb = mag[i];
-      int at = bytes.length - 4 * (i + 1);
-      bytes[at] = (byte) (limb >>> 24);
-      bytes[at + 1] = (byte) (limb >>> 16);
-      bytes[at + 2] = (byte) (limb >>> 8);
-      bytes[at + 3] = (byte) limb;
+      long limb = mag[i];
+      int at = bytes.length - 8 * (i + 1);
+      for (int k = 0; k < 8; k++) {
+        bytes[at + k] = (byte) (limb >>> (56 - 8 * k));
+      }
     }
     return new BigInteger(sign, bytes);
   }
@@ -104,14 +107,15 @@ final class ExactInt {
       return;
     }
     byte[] bytes = value.abs().toByteArray();
-    int limbs = (bytes.length + 3) / 4;
-    mag = new int[limbs];
+    int limbs = (bytes.length + 7) / 8;
+    mag = new long[limbs];
     for (int b = 0; b < bytes.length; b++) {
       int fromEnd = bytes.length - 1 - b;
-      mag[fromEnd / 4] |= (bytes[b] & 0xFF) << (8 * (fromEnd % 4));
+      mag[fromEnd / 8] |= (bytes[b] & 0xFFL) << (8 * (fromEnd % 8));
     }
     len = limbs;
     sign = value.signum();
+    small = 0;
     normalize();
   }
 
@@ -124,7 +128,8 @@ final class ExactInt {
       }
       promote();
     }
-    addSigned(limbsOf(v), v < 0 ? -1 : 1);
+    addLimb(abs(v), v < 0 ? -1 : 1);
+    normalize();
   }
 
   void add(ExactInt o) {
@@ -136,6 +141,7 @@ final class ExactInt {
       promote();
     }
     addSigned(o.mag, o.len, o.sign);
+    normalize();
   }
 
   /** this += a · b. */
@@ -148,48 +154,45 @@ final class ExactInt {
         return;
       }
     }
-    int as = a.signum();
-    int bs = b.signum();
-    if (as == 0 || bs == 0) {
+    int productSign = a.signum() * b.signum();
+    if (productSign == 0) {
       return;
     }
-    int[] am = a.magnitude();
-    int al = a.mag == null ? limbCount(am) : a.len;
-    int[] bm = b.magnitude();
-    int bl = b.mag == null ? limbCount(bm) : b.len;
     if (mag == null) {
       promote();
     }
-    if (sign == as * bs || len == 0) {
+    if (a.mag == null && b.mag == null) {
+      long x = abs(a.small);
+      long y = abs(b.small);
+      addSigned(new long[] {x * y, unsignedMultiplyHigh(x, y)}, 2, productSign);
+    } else if (b.mag == null) {
+      addScaled(a.mag, a.len, abs(b.small), productSign);
+    } else if (a.mag == null) {
+      addScaled(b.mag, b.len, abs(a.small), productSign);
+    } else if (len == 0 || sign == productSign) {
       if (len == 0) {
-        sign = as * bs;
+        sign = productSign;
       }
-      multiplyAccumulate(am, al, bm, bl);
+      multiplyAccumulate(a.mag, a.len, b.mag, b.len);
     } else {
-      int[] product = new int[al + bl];
-      multiplyInto(product, am, al, bm, bl);
-      addSigned(product, limbCount(product), as * bs);
+      long[] product = new long[a.len + b.len];
+      multiplyInto(product, a.mag, a.len, b.mag, b.len);
+      addSigned(product, limbCount(product, product.length), productSign);
     }
     normalize();
   }
 
   /** this *= m. */
   void multiply(long m) {
-    multiply(new ExactInt(m));
-  }
-
-  /** this *= m, in place (a second buffer is kept for multipliers of several limbs). */
-  void multiply(ExactInt m) {
-    if (m.mag == null && mag == null) {
-      long hi = Math.multiplyHigh(small, m.small);
-      long lo = small * m.small;
+    if (mag == null) {
+      long hi = Math.multiplyHigh(small, m);
+      long lo = small * m;
       if ((hi == 0 && lo >= 0) || (hi == -1 && lo < 0)) {
         small = lo;
         return;
       }
     }
-    int ms = m.signum();
-    if (ms == 0 || signum() == 0) {
+    if (m == 0 || signum() == 0) {
       small = 0;
       mag = null;
       return;
@@ -197,29 +200,32 @@ final class ExactInt {
     if (mag == null) {
       promote();
     }
-    int[] mm = m.magnitude();
-    int ml = m.mag == null ? limbCount(mm) : m.len;
-    if (ml == 1) {
-      long f = mm[0] & MASK;
-      ensure(len + 1);
-      long carry = 0;
-      for (int i = 0; i < len; i++) {
-        long t = (mag[i] & MASK) * f + carry;
-        mag[i] = (int) t;
-        carry = t >>> 32;
-      }
-      mag[len] = (int) carry;
-      len++;
-    } else {
-      int need = len + ml;
-      int[] out = spare != null && spare.length >= need && spare != mm ? spare : new int[need + 4];
-      Arrays.fill(out, 0, need, 0);
-      multiplyInto(out, mag, len, mm, ml);
-      spare = mag;
-      mag = out;
-      len = need;
+    multiplyByLimb(abs(m));
+    sign *= m < 0 ? -1 : 1;
+    normalize();
+  }
+
+  /** this *= m, in place (a second buffer is kept for multipliers of several limbs). */
+  void multiply(ExactInt m) {
+    if (m.mag == null) {
+      multiply(m.small);
+      return;
     }
-    sign *= ms;
+    if (signum() == 0) {
+      return;
+    }
+    if (mag == null) {
+      promote();
+    }
+    int need = len + m.len;
+    long[] out =
+        spare != null && spare.length >= need && spare != m.mag ? spare : new long[need + 4];
+    Arrays.fill(out, 0, need, 0);
+    multiplyInto(out, mag, len, m.mag, m.len);
+    spare = mag == m.mag ? null : mag;
+    mag = out;
+    len = need;
+    sign *= m.sign;
     normalize();
   }
 
@@ -231,38 +237,71 @@ final class ExactInt {
 
   // --- the big form ---------------------------------------------------------------------------
 
+  /** |v| as an unsigned 64-bit value (|Long.MIN_VALUE| = 2^63). */
+  private static long abs(long v) {
+    return v < 0 ? -v : v;
+  }
+
+  /** The high 64 bits of the unsigned 128-bit product (Java 17 has only the signed one). */
+  private static long unsignedMultiplyHigh(long x, long y) {
+    return Math.multiplyHigh(x, y) + ((x >> 63) & y) + ((y >> 63) & x);
+  }
+
   private void promote() {
-    int[] limbs = limbsOf(small);
-    mag = Arrays.copyOf(limbs, Math.max(4, limbs.length));
-    len = limbCount(limbs);
+    mag = new long[4];
+    mag[0] = abs(small);
+    len = small == 0 ? 0 : 1;
     sign = small < 0 ? -1 : 1;
     small = 0;
   }
 
-  /** The magnitude's limbs (a fresh array for the long form). */
-  private int[] magnitude() {
-    return mag != null ? mag : limbsOf(small);
-  }
-
-  /** |v| as two limbs (|Long.MIN_VALUE| = 2^63 fits as unsigned). */
-  private static int[] limbsOf(long v) {
-    long m = v < 0 ? -v : v;
-    return new int[] {(int) m, (int) (m >>> 32)};
-  }
-
-  private void addSigned(int[] b, int s) {
-    addSigned(b, limbCount(b), s);
-  }
-
-  private static int limbCount(int[] limbs) {
-    int n = limbs.length;
+  private static int limbCount(long[] limbs, int n) {
     while (n > 0 && limbs[n - 1] == 0) {
       n--;
     }
     return n;
   }
 
-  private void addSigned(int[] b, int bl, int s) {
+  private void ensure(int limbs) {
+    if (mag.length < limbs) {
+      mag = Arrays.copyOf(mag, Math.max(limbs, mag.length + (mag.length >> 1)));
+    }
+  }
+
+  /** this += s · m for a one-limb magnitude m. */
+  private void addLimb(long m, int s) {
+    if (m == 0) {
+      return;
+    }
+    if (len == 0 || sign == s) {
+      if (len == 0) {
+        sign = s;
+      }
+      ensure(len + 1);
+      long carry = m;
+      int i = 0;
+      for (; carry != 0 && i < len; i++) {
+        long t = mag[i] + carry;
+        carry = Long.compareUnsigned(t, carry) < 0 ? 1 : 0;
+        mag[i] = t;
+      }
+      if (carry != 0) {
+        mag[len++] = carry;
+      }
+    } else if (len > 1 || Long.compareUnsigned(mag[0], m) >= 0) {
+      long borrow = m;
+      for (int i = 0; borrow != 0; i++) {
+        long t = mag[i] - borrow;
+        borrow = Long.compareUnsigned(mag[i], borrow) < 0 ? 1 : 0;
+        mag[i] = t;
+      }
+    } else {
+      mag[0] = m - mag[0];
+      sign = s;
+    }
+  }
+
+  private void addSigned(long[] b, int bl, int s) {
     if (bl == 0) {
       return;
     }
@@ -277,120 +316,221 @@ final class ExactInt {
       reverseSubtractMagnitude(b, bl);
       sign = s;
     }
-    normalize();
   }
 
-  private void ensure(int limbs) {
-    if (mag.length < limbs) {
-      mag = Arrays.copyOf(mag, Math.max(limbs, mag.length + (mag.length >> 1)));
-    }
-  }
-
-  private void addMagnitude(int[] b, int bl) {
+  private void addMagnitude(long[] b, int bl) {
     ensure(Math.max(len, bl) + 1);
+    long[] m = mag;
     long carry = 0;
     int i = 0;
+    int common = Math.min(len, bl);
+    for (; i < common; i++) {
+      long x = m[i];
+      long y = b[i];
+      long t = x + y + carry;
+      // The carry out of the top bit: both set, or either set and the sum's bit clear.
+      carry = ((x & y) | ((x | y) & ~t)) >>> 63;
+      m[i] = t;
+    }
     for (; i < bl; i++) {
-      long t = (mag[i] & MASK) + (b[i] & MASK) + carry;
-      mag[i] = (int) t;
-      carry = t >>> 32;
+      long y = b[i];
+      long t = y + carry;
+      carry = (y & ~t) >>> 63;
+      m[i] = t;
     }
     for (; carry != 0 && i < len; i++) {
-      long t = (mag[i] & MASK) + carry;
-      mag[i] = (int) t;
-      carry = t >>> 32;
+      long x = m[i];
+      long t = x + 1;
+      carry = (x & ~t) >>> 63;
+      m[i] = t;
     }
     int top = Math.max(len, bl);
     if (carry != 0) {
-      mag[top++] = (int) carry;
+      m[top++] = 1;
     }
-    len = Math.max(top, len);
+    len = top;
   }
 
-  private int compareMagnitude(int[] b, int bl) {
+  private int compareMagnitude(long[] b, int bl) {
     if (len != bl) {
       return len > bl ? 1 : -1;
     }
     for (int i = len - 1; i >= 0; i--) {
       if (mag[i] != b[i]) {
-        return Integer.compareUnsigned(mag[i], b[i]);
+        return Long.compareUnsigned(mag[i], b[i]);
       }
     }
     return 0;
   }
 
   /** |this| −= |b|, given |this| ≥ |b|. */
-  private void subtractMagnitude(int[] b, int bl) {
+  private void subtractMagnitude(long[] b, int bl) {
+    long[] m = mag;
     long borrow = 0;
     int i = 0;
     for (; i < bl; i++) {
-      long t = (mag[i] & MASK) - (b[i] & MASK) - borrow;
-      mag[i] = (int) t;
-      borrow = t < 0 ? 1 : 0;
+      long x = m[i];
+      long y = b[i];
+      long t = x - y - borrow;
+      // The borrow out of the top bit (Hacker's Delight 2-16).
+      borrow = ((~x & y) | (~(x ^ y) & t)) >>> 63;
+      m[i] = t;
     }
     for (; borrow != 0 && i < len; i++) {
-      long t = (mag[i] & MASK) - borrow;
-      mag[i] = (int) t;
-      borrow = t < 0 ? 1 : 0;
+      long x = m[i];
+      m[i] = x - 1;
+      borrow = x == 0 ? 1 : 0;
     }
   }
 
   /** |this| = |b| − |this|, given |b| > |this|. */
-  private void reverseSubtractMagnitude(int[] b, int bl) {
+  private void reverseSubtractMagnitude(long[] b, int bl) {
     ensure(bl);
+    long[] m = mag;
     long borrow = 0;
     for (int i = 0; i < bl; i++) {
-      long mine = i < len ? mag[i] & MASK : 0;
-      long t = (b[i] & MASK) - mine - borrow;
-      mag[i] = (int) t;
-      borrow = t < 0 ? 1 : 0;
+      long x = b[i];
+      long y = i < len ? m[i] : 0;
+      long t = x - y - borrow;
+      borrow = ((~x & y) | (~(x ^ y) & t)) >>> 63;
+      m[i] = t;
     }
     len = bl;
   }
 
-  /** |this| += |a| · |b|. */
-  private void multiplyAccumulate(int[] a, int al, int[] b, int bl) {
+  /** |this| *= y for a one-limb y, in place. */
+  private void multiplyByLimb(long y) {
+    ensure(len + 1);
+    long[] m = mag;
+    long carry = 0;
+    for (int i = 0; i < len; i++) {
+      long x = m[i];
+      long lo = x * y;
+      long hi = unsignedMultiplyHigh(x, y);
+      long t = lo + carry;
+      hi += Long.compareUnsigned(t, lo) < 0 ? 1 : 0;
+      m[i] = t;
+      carry = hi;
+    }
+    if (carry != 0) {
+      m[len++] = carry;
+    }
+  }
+
+  /** this += s · |x| · y for a one-limb y: in place when the signs agree. */
+  private void addScaled(long[] x, int xl, long y, int s) {
+    if (len != 0 && sign != s) {
+      long[] product = new long[xl + 1];
+      long carry = 0;
+      for (int i = 0; i < xl; i++) {
+        long lo = x[i] * y;
+        long hi = unsignedMultiplyHigh(x[i], y);
+        long t = lo + carry;
+        hi += Long.compareUnsigned(t, lo) < 0 ? 1 : 0;
+        product[i] = t;
+        carry = hi;
+      }
+      product[xl] = carry;
+      addSigned(product, limbCount(product, xl + 1), s);
+      return;
+    }
+    if (len == 0) {
+      sign = s;
+    }
+    int top = Math.max(len, xl + 1) + 1;
+    ensure(top);
+    long[] m = mag;
+    for (int k = len; k < top; k++) {
+      m[k] = 0;
+    }
+    // x may be this magnitude itself (before ensure copied it): each x[i] is read before m[i] is
+    // written, so the in-place update is still exact.
+    long carry = 0;
+    int i = 0;
+    for (; i < xl; i++) {
+      long xi = x[i];
+      long lo = xi * y;
+      long hi = unsignedMultiplyHigh(xi, y);
+      long t = lo + m[i];
+      hi += Long.compareUnsigned(t, lo) < 0 ? 1 : 0;
+      long u = t + carry;
+      hi += Long.compareUnsigned(u, t) < 0 ? 1 : 0;
+      m[i] = u;
+      carry = hi;
+    }
+    for (; carry != 0; i++) {
+      long t = m[i] + carry;
+      carry = Long.compareUnsigned(t, carry) < 0 ? 1 : 0;
+      m[i] = t;
+    }
+    len = limbCount(m, top);
+  }
+
+  /** |this| += |a| · |b|, the shorter operand in the outer loop. */
+  private void multiplyAccumulate(long[] a, int al, long[] b, int bl) {
+    if (al < bl) {
+      long[] t = a;
+      a = b;
+      b = t;
+      int tl = al;
+      al = bl;
+      bl = tl;
+    }
     if (a == mag) {
       a = Arrays.copyOf(a, al);
     }
     if (b == mag) {
       b = Arrays.copyOf(b, bl);
     }
-    ensure(Math.max(len, al + bl) + 1);
     int top = Math.max(len, al + bl) + 1;
+    ensure(top);
+    long[] m = mag;
     for (int k = len; k < top; k++) {
-      mag[k] = 0;
+      m[k] = 0;
     }
     for (int j = 0; j < bl; j++) {
-      long bj = b[j] & MASK;
+      long bj = b[j];
       if (bj == 0) {
         continue;
       }
       long carry = 0;
       for (int i = 0; i < al; i++) {
-        long t = (a[i] & MASK) * bj + (mag[i + j] & MASK) + carry;
-        mag[i + j] = (int) t;
-        carry = t >>> 32;
+        long ai = a[i];
+        long lo = ai * bj;
+        long hi = unsignedMultiplyHigh(ai, bj);
+        long t = lo + m[i + j];
+        hi += Long.compareUnsigned(t, lo) < 0 ? 1 : 0;
+        long u = t + carry;
+        hi += Long.compareUnsigned(u, t) < 0 ? 1 : 0;
+        m[i + j] = u;
+        carry = hi;
       }
       for (int k = j + al; carry != 0; k++) {
-        long t = (mag[k] & MASK) + carry;
-        mag[k] = (int) t;
-        carry = t >>> 32;
+        long t = m[k] + carry;
+        carry = Long.compareUnsigned(t, carry) < 0 ? 1 : 0;
+        m[k] = t;
       }
     }
-    len = top;
+    len = limbCount(m, top);
   }
 
-  private static void multiplyInto(int[] into, int[] a, int al, int[] b, int bl) {
+  /** into[0, al + bl) = |a| · |b|, given into is zero there. */
+  private static void multiplyInto(long[] into, long[] a, int al, long[] b, int bl) {
     for (int j = 0; j < bl; j++) {
-      long bj = b[j] & MASK;
+      long bj = b[j];
       long carry = 0;
       for (int i = 0; i < al; i++) {
-        long t = (a[i] & MASK) * bj + (into[i + j] & MASK) + carry;
-        into[i + j] = (int) t;
-        carry = t >>> 32;
+        long ai = a[i];
+        long lo = ai * bj;
+        long hi = unsignedMultiplyHigh(ai, bj);
+        long t = lo + into[i + j];
+        hi += Long.compareUnsigned(t, lo) < 0 ? 1 : 0;
+        long u = t + carry;
+        hi += Long.compareUnsigned(u, t) < 0 ? 1 : 0;
+        into[i + j] = u;
+        carry = hi;
       }
-      into[j + al] = (int) carry;
+      into[j + al] = carry;
     }
   }
 
@@ -399,11 +539,12 @@ final class ExactInt {
     if (mag == null) {
       return;
     }
-    while (len > 0 && mag[len - 1] == 0) {
-      len--;
-    }
-    if (len <= 2) {
-      long m = len == 0 ? 0 : (mag[0] & MASK) | (len == 2 ? (long) mag[1] << 32 : 0);
+    len = limbCount(mag, len);
+    if (len == 0) {
+      small = 0;
+      mag = null;
+    } else if (len == 1) {
+      long m = mag[0];
       if (m >= 0) {
         small = sign < 0 ? -m : m;
         mag = null;

@@ -97,6 +97,61 @@ class ExactIntTest {
     }
   }
 
+  /** Sizes across many limbs, one-limb factors on either side, and operands that are the target. */
+  @Test
+  void longRunningSumsScaledAndAccumulatedInPlaceStayExact() {
+    Random random = new Random(23);
+    for (int i = 0; i < 20_000; i++) {
+      BigInteger a = random.nextInt(4) == 0 ? big(random) : wide(random);
+      BigInteger b = random.nextInt(2) == 0 ? BigInteger.valueOf(value(random)) : wide(random);
+      long k = value(random);
+      BigInteger bk = BigInteger.valueOf(k);
+
+      ExactInt x = new ExactInt(a);
+      x.addProduct(new ExactInt(b), new ExactInt(k));
+      assertEquals(a.add(b.multiply(bk)), x.toBigInteger(), a + " + " + b + " * " + k);
+      x = new ExactInt(a);
+      x.addProduct(new ExactInt(k), new ExactInt(b));
+      assertEquals(a.add(bk.multiply(b)), x.toBigInteger(), a + " + " + k + " * " + b);
+
+      ExactInt y = new ExactInt(a);
+      y.multiply(k);
+      assertEquals(a.multiply(bk), y.toBigInteger(), a + " * " + k);
+      y.multiply(new ExactInt(b));
+      assertEquals(a.multiply(bk).multiply(b), y.toBigInteger(), a + " * " + k + " * " + b);
+
+      ExactInt self = new ExactInt(a);
+      self.addProduct(self, new ExactInt(k));
+      assertEquals(a.add(a.multiply(bk)), self.toBigInteger(), "a + a * k, a the target");
+      ExactInt square = new ExactInt(a);
+      square.multiply(square);
+      assertEquals(a.multiply(a), square.toBigInteger(), "a * a, a the target");
+
+      ExactInt z = new ExactInt(a);
+      z.affine(new ExactInt(k), new ExactInt(b), new ExactInt(value(random) | 1));
+      ExactInt again = new ExactInt(b);
+      z.add(again);
+      z.add(-k);
+      BigInteger expected = z.toBigInteger();
+      ExactInt w = new ExactInt(expected);
+      assertEquals(expected, w.toBigInteger(), "a BigInteger round trip");
+      assertEquals(expected.abs().bitLength(), w.bitLength(), "bits of " + expected);
+      assertEquals(expected.bitLength() < 64, w.isSmall(), "the long form is canonical");
+    }
+  }
+
+  /** Magnitudes of 1 to 4,000 bits, with runs of zero and one bits that stress the carries. */
+  private static BigInteger wide(Random random) {
+    int bits = 1 + random.nextInt(4000);
+    BigInteger v =
+        switch (random.nextInt(3)) {
+          case 0 -> new BigInteger(bits, random);
+          case 1 -> BigInteger.ONE.shiftLeft(bits).subtract(BigInteger.ONE);
+          default -> BigInteger.ONE.shiftLeft(bits).add(BigInteger.valueOf(random.nextInt(3)));
+        };
+    return random.nextBoolean() ? v.negate() : v;
+  }
+
   @Test
   void decimalsAlignTheirScalesExactly() {
     Random random = new Random(5);

@@ -85,6 +85,7 @@ final class QueryPlan {
       in.add(start, TrendSums.one(shape));
     }
     if ((candidates & compiled.statesWithPredecessors()) != 0) {
+      settle(w);
       for (QueryWindow.Bucket b : w.buckets) {
         SetInfo info = b.info;
         if ((info.targets & candidates) == 0) {
@@ -152,6 +153,9 @@ final class QueryPlan {
 
   /** The pending negated types cut the buckets, then the pending prefixes join theirs. */
   void flush(QueryWindow w) {
+    if (w.deferred != null && (w.pendingNegated != 0 || joinsDeferred(w))) {
+      settle(w);
+    }
     long negated = w.pendingNegated;
     if (negated != 0) {
       w.windowNegated |= negated;
@@ -177,6 +181,99 @@ final class QueryPlan {
       }
     }
     w.pending.clear();
+  }
+
+  /**
+   * Applies a burst of the shared type to the query's sums in one window: {@code map} to the sum of
+   * the prefixes ending in E, given what flows into E from the other buckets (constant during the
+   * burst). Returns the prefixes of the burst's last timestamp group if the map keeps it apart
+   * (they must wait as pending), else null. Nothing may be deferred ({@link #settle}).
+   */
+  TrendSums applyBurst(QueryWindow w, String type, BurstMap map) {
+    long sE = compiled.statesOf(type);
+    QueryWindow.Bucket fresh = bucketFor(w, sE, 0);
+    return map.apply(
+        fresh.total,
+        inflow(w, sE, fresh),
+        compiled.isAggregated(type),
+        compiled.query.aggregation().attribute());
+  }
+
+  /**
+   * What flows into the E state {@code sE} from elsewhere: a new trend, if E may start one, and the
+   * buckets other than E's own ({@code fresh}, possibly null) with a transition to E.
+   */
+  private TrendSums inflow(QueryWindow w, long sE, QueryWindow.Bucket fresh) {
+    TrendSums x = TrendSums.empty(shape);
+    if (startSet(sE, w.windowNegated) != 0) {
+      x.count.add(1);
+    }
+    for (QueryWindow.Bucket b : w.buckets) {
+      if (b != fresh && (b.info.targets & sE) != 0 && b.info.next(sE, b.negated, false) != 0) {
+        x.add(b.total);
+      }
+    }
+    return x;
+  }
+
+  /**
+   * Records a burst of the shared type E ({@code map} keeps no group apart) without applying it to
+   * the sum of the prefixes ending in E: it is composed with the bursts deferred before it, with
+   * the inflow of this moment ({@link DeferredBursts}), and the composite is applied when that sum
+   * is next read or changed ({@link #settle}: an event whose transitions read the buckets, prefixes
+   * or negated types joining that bucket, the window's close, an encoding) or when its coefficients
+   * reach {@link #DEFERRED_BITS}. The results are exactly those of applying each burst in turn; a
+   * burst costs the query a few multiplications of coefficients of a few words, and the pass over
+   * its long sums comes once per {@code DEFERRED_BITS} bits of coefficient instead of once per
+   * burst (a burst's coefficient has about as many bits as the burst has events).
+   */
+  void defer(QueryWindow w, String type, BurstMap map) {
+    long sE = compiled.statesOf(type);
+    if (w.deferred == null) {
+      boolean aggregated = compiled.isAggregated(type);
+      w.deferred =
+          new DeferredBursts(
+              type,
+              shape,
+              aggregated,
+              shape.sum() && aggregated ? compiled.query.aggregation().attribute() : null);
+    }
+    w.deferred.add(map, inflow(w, sE, w.bucket(sE, 0)));
+    if (w.deferred.scale.bitLength() > DEFERRED_BITS) {
+      settle(w);
+    }
+  }
+
+  /**
+   * Coefficient bits at which deferred bursts are applied: composing costs in proportion to the
+   * coefficients' size, so they stay a few words; applying them then costs about the same per burst
+   * whatever this bound (measured: 320 to 4,096 bits alike, 64 and 128 slower).
+   */
+  static final int DEFERRED_BITS = 512;
+
+  /** Applies the deferred bursts, if any, so that the query's sums are current. */
+  void settle(QueryWindow w) {
+    DeferredBursts deferred = w.deferred;
+    if (deferred != null) {
+      w.deferred = null;
+      deferred.applyTo(bucketFor(w, compiled.statesOf(deferred.type), 0).total);
+    }
+  }
+
+  /** Whether a pending prefix is about to join the bucket the deferred bursts apply to. */
+  private boolean joinsDeferred(QueryWindow w) {
+    long sE = compiled.statesOf(w.deferred.type);
+    for (QueryWindow.Pending p : w.pending) {
+      if (p.set() == sE) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Bits the deferred bursts will scale the query's sums by (0 if none is deferred). */
+  static int deferredBits(QueryWindow w) {
+    return w.deferred == null ? 0 : w.deferred.scale.bitLength();
   }
 
   private static void merge(QueryWindow.Bucket from, QueryWindow.Bucket into) {
@@ -209,6 +306,7 @@ final class QueryPlan {
 
   /** The aggregates over every complete trend of the window; the window takes no more events. */
   TrendSums close(QueryWindow w) {
+    settle(w);
     flush(w);
     TrendSums result = TrendSums.empty(shape);
     for (QueryWindow.Bucket b : w.buckets) {

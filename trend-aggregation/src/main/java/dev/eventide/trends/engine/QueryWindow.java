@@ -22,6 +22,12 @@ final class QueryWindow {
 
   final List<Pending> pending = new ArrayList<>(2);
 
+  /**
+   * Bursts of the unit's shared type not applied to the sums yet, or null ({@link
+   * QueryPlan#defer}).
+   */
+  DeferredBursts deferred;
+
   /** The prefixes in one state set cut by the same negated types, with their sums. */
   static final class Bucket {
     long negated;

@@ -502,9 +502,9 @@ public final class TrendPlan {
       return 0;
     }
     QueryPlan q = u.members.get(reader);
-    QueryWindow.Bucket fresh =
-        windows.get(0).members[reader].bucket(q.compiled.statesOf(u.sharedType), 0);
-    return fresh == null ? 0 : fresh.total.count.bitLength();
+    QueryWindow w = windows.get(0).members[reader];
+    QueryWindow.Bucket fresh = w.bucket(q.compiled.statesOf(u.sharedType), 0);
+    return (fresh == null ? 0 : fresh.total.count.bitLength()) + QueryPlan.deferredBits(w);
   }
 
   static double benefit(
@@ -564,12 +564,12 @@ public final class TrendPlan {
       for (int m : members) {
         QueryPlan q = u.members.get(m);
         QueryWindow qw = w.members[m];
-        long sE = q.compiled.statesOf(type);
         BurstMap map = fromFirst;
-        if (qw.hasPending() && qw.pendingTime == times.get(0)) {
+        long from = times.get(0);
+        if (qw.hasPending() && qw.pendingTime == from) {
           // What the first group reads must not include what is pending at its own time.
           for (Event e : accepted) {
-            if (e.time() != times.get(0)) {
+            if (e.time() != from) {
               break;
             }
             q.onEvent(qw, e);
@@ -585,25 +585,17 @@ public final class TrendPlan {
                     !timeMovesOn);
           }
           map = fromSecond;
-          q.flushBefore(qw, times.get(1));
-        } else {
-          q.flushBefore(qw, times.get(0));
+          from = times.get(1);
         }
-        QueryWindow.Bucket fresh = q.bucketFor(qw, sE, 0);
-        TrendSums x = TrendSums.empty(q.shape);
-        if (q.startSet(sE, qw.windowNegated) != 0) {
-          x.add(TrendSums.one(q.shape));
+        q.flushBefore(qw, from);
+        if (timeMovesOn) {
+          q.defer(qw, type, map);
+          continue;
         }
-        for (QueryWindow.Bucket b : qw.buckets) {
-          if (b != fresh && (b.info.targets & sE) != 0 && b.info.next(sE, b.negated, false) != 0) {
-            x.add(b.total);
-          }
-        }
-        boolean aggregatesE = q.compiled.isAggregated(type);
-        TrendSums last =
-            map.apply(fresh.total, x, aggregatesE, q.compiled.query.aggregation().attribute());
+        q.settle(qw);
+        TrendSums last = q.applyBurst(qw, type, map);
         if (last != null) {
-          qw.pending.add(new QueryWindow.Pending(sE, last, null));
+          qw.pending.add(new QueryWindow.Pending(q.compiled.statesOf(type), last, null));
           qw.pendingTime = times.get(times.size() - 1);
         }
       }

@@ -145,6 +145,8 @@ public final class TrendStateCodec {
 
   private static void writeQueryWindow(DataOutput out, QueryPlan q, QueryWindow w)
       throws IOException {
+    // Bursts deferred for the query are applied first: the encoding holds current sums only.
+    q.settle(w);
     Wire.writeVarLong(out, w.windowNegated);
     Wire.writeVarLong(out, w.pendingTime);
     Wire.writeVarLong(out, w.pendingNegated);

@@ -1,0 +1,85 @@
+package dev.eventide.trends.engine;
+
+/**
+ * Bursts of a unit's shared Kleene type E that one query has not applied to its sums yet, in one
+ * window ({@link QueryPlan#defer}). A burst maps the sum F of the query's prefixes ending in E by
+ * {@link BurstMap#apply} given the inflow X of that moment; any number of bursts compose to
+ *
+ * <pre>
+ *   F.count  ← A·F.count + d.count
+ *   F.events ← A·F.events + G·F.count + d.events
+ *   F.sum    ← A·F.sum + S·F.count + d.sum
+ * </pre>
+ *
+ * where A, G and S depend only on the bursts and d on the bursts and the inflows. The inflow is
+ * folded into d burst by burst, so the query may take new prefixes elsewhere (a start event)
+ * without applying F. Each burst costs a few multiplications of numbers about as large as A (a few
+ * words), instead of a pass over the query's sums, which have as many bits as the window has had E
+ * events; that pass is paid once per {@link QueryPlan#DEFERRED_BITS} bits of A, with A's words
+ * filled.
+ */
+final class DeferredBursts {
+  final String type;
+  private final boolean aggregated;
+  private final String attribute;
+
+  /** A: the product of the bursts' scale factors. */
+  final ExactInt scale = new ExactInt(1);
+
+  /** G (when the query counts E events of its trends). */
+  private final ExactInt eventsPerPrefix;
+
+  /** S (when the query sums an attribute of E). */
+  private final ExactDecimal sumPerPrefix;
+
+  /** d: what the bursts add to F whatever F was. */
+  private final TrendSums offset;
+
+  /**
+   * @param aggregated whether the query aggregates E (COUNT(E), SUM(E.a), AVG(E.a))
+   * @param attribute the attribute the query sums, or null
+   */
+  DeferredBursts(String type, TrendSums.Shape shape, boolean aggregated, String attribute) {
+    this.type = type;
+    this.aggregated = aggregated;
+    this.attribute = attribute;
+    this.offset = TrendSums.empty(shape);
+    this.eventsPerPrefix = shape.events() ? new ExactInt() : null;
+    this.sumPerPrefix = shape.sum() ? new ExactDecimal() : null;
+  }
+
+  /** Composes one more burst, with the inflow X at its time. */
+  void add(BurstMap map, TrendSums inflow) {
+    // G and S read A before this burst, and the map reads d before it.
+    if (eventsPerPrefix != null) {
+      eventsPerPrefix.multiply(map.alpha);
+      if (aggregated) {
+        eventsPerPrefix.addProduct(map.gamma, scale);
+      }
+    }
+    if (sumPerPrefix != null) {
+      sumPerPrefix.multiply(map.alpha);
+      if (aggregated) {
+        sumPerPrefix.addProduct(map.sums.get(attribute)[0], scale);
+      }
+    }
+    map.apply(offset, inflow, aggregated, attribute);
+    scale.multiply(map.alpha);
+  }
+
+  /** Applies the composed bursts to F, in place. */
+  void applyTo(TrendSums f) {
+    if (f.events != null) {
+      f.events.multiply(scale);
+      f.events.addProduct(f.count, eventsPerPrefix);
+      f.events.add(offset.events);
+    }
+    if (f.sum != null) {
+      f.sum.multiply(scale);
+      f.sum.addProduct(sumPerPrefix, f.count);
+      f.sum.add(offset.sum);
+    }
+    f.count.multiply(scale);
+    f.count.add(offset.count);
+  }
+}

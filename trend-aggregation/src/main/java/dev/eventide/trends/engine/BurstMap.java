@@ -88,13 +88,13 @@ final class BurstMap {
   }
 
   /**
-   * Applies the map to a query's fresh E sum {@code f} (in place) given the inflow {@code x}, and
-   * returns the last group's prefixes, still pending (null if no group was kept apart).
+   * Applies the groups not kept apart to a query's fresh E sum {@code f} (in place) given the
+   * inflow {@code x}.
    *
-   * @param attribute the attribute the query sums over E, or null
    * @param aggregatesE whether the query aggregates E (COUNT(E), SUM(E.a), AVG(E.a))
+   * @param attribute the attribute the query sums over E, or null
    */
-  TrendSums apply(TrendSums f, TrendSums x, boolean aggregatesE, String attribute) {
+  void applyGroups(TrendSums f, TrendSums x, boolean aggregatesE, String attribute) {
     // Everything in place: these sums have as many bits as the burst has events before them.
     // The events and the sum read F.count as it was, so they are updated before it.
     if (f.events != null) {
@@ -114,10 +114,17 @@ final class BurstMap {
       }
     }
     f.count.affine(alpha, x.count, beta);
+  }
+
+  /**
+   * The prefixes the group kept apart ends, given {@code f} after the other groups and the inflow
+   * {@code x} (null if no group was kept apart): each of its n events reads T = X + F and is
+   * extended by itself.
+   */
+  TrendSums lastPrefixes(TrendSums f, TrendSums x, boolean aggregatesE, String attribute) {
     if (lastSize == 0) {
       return null;
     }
-    // The last group: each of its n events reads T = X + F and is extended by itself.
     TrendSums t = x.copy();
     t.add(f);
     ExactInt n = new ExactInt(lastSize);
@@ -137,6 +144,21 @@ final class BurstMap {
     }
     return last;
   }
+
+  /**
+   * The group kept apart as a map of its own, for when time has moved on: its prefixes then join F,
+   * which is what a group not kept apart does (F ← F + n·(X + F)).
+   */
+  BurstMap lastAsGroup() {
+    if (lastAsGroup == null) {
+      Map<String, ExactDecimal[]> perGroup = new LinkedHashMap<>();
+      lastSums.forEach((a, sum) -> perGroup.put(a, new ExactDecimal[] {sum}));
+      lastAsGroup = of(new long[] {lastSize}, perGroup, false);
+    }
+    return lastAsGroup;
+  }
+
+  private BurstMap lastAsGroup;
 
   /** Attributes summed by the queries of a class, for {@link #of}. */
   static List<String> summedAttributes(List<QueryPlan> queries, String type) {

@@ -3,7 +3,7 @@ package dev.eventide.trends.engine;
 /**
  * Bursts of a unit's shared Kleene type E that one query has not applied to its sums yet, in one
  * window ({@link QueryPlan#defer}). A burst maps the sum F of the query's prefixes ending in E by
- * {@link BurstMap#apply} given the inflow X of that moment; any number of bursts compose to
+ * {@link BurstMap#applyGroups} given the inflow X of that moment; any number of bursts compose to
  *
  * <pre>
  *   F.count  ← A·F.count + d.count
@@ -17,6 +17,12 @@ package dev.eventide.trends.engine;
  * words), instead of a pass over the query's sums, which have as many bits as the window has had E
  * events; that pass is paid once per {@link QueryPlan#DEFERRED_BITS} bits of A, with A's words
  * filled.
+ *
+ * <p>A burst whose last timestamp group is kept apart ({@link BurstMap#lastSize}: a later event may
+ * still come at its time) leaves that group here too, with its time: when the query is next touched
+ * at a later time, the group's prefixes would have joined F, so it is composed as a group of its
+ * own ({@link BurstMap#lastAsGroup}); touched at the same time, it becomes the pending prefixes it
+ * stands for ({@link QueryPlan#settle}).
  */
 final class DeferredBursts {
   final String type;
@@ -48,8 +54,30 @@ final class DeferredBursts {
     this.sumPerPrefix = shape.sum() ? new ExactDecimal() : null;
   }
 
-  /** Composes one more burst, with the inflow X at its time. */
-  void add(BurstMap map, TrendSums inflow) {
+  /** The last burst's group kept apart, or null, and its time. */
+  BurstMap last;
+
+  long lastTime;
+
+  /**
+   * Composes one more burst at {@code time}, with the inflow X at that time; a group it keeps apart
+   * waits in {@link #last}. A group kept apart before must have been folded in ({@link #foldLast}).
+   */
+  void add(BurstMap map, TrendSums inflow, long time) {
+    compose(map, inflow);
+    if (map.lastSize != 0) {
+      last = map;
+      lastTime = time;
+    }
+  }
+
+  /** Composes the group kept apart as a group of its own: time has moved on since. */
+  void foldLast(TrendSums inflow) {
+    compose(last.lastAsGroup(), inflow);
+    last = null;
+  }
+
+  private void compose(BurstMap map, TrendSums inflow) {
     // G and S read A before this burst, and the map reads d before it.
     if (eventsPerPrefix != null) {
       eventsPerPrefix.multiply(map.alpha);
@@ -63,7 +91,7 @@ final class DeferredBursts {
         sumPerPrefix.addProduct(map.sums.get(attribute)[0], scale);
       }
     }
-    map.apply(offset, inflow, aggregated, attribute);
+    map.applyGroups(offset, inflow, aggregated, attribute);
     scale.multiply(map.alpha);
   }
 

@@ -72,6 +72,7 @@ final class QueryPlan {
     if (!compiled.matches(e)) {
       return false;
     }
+    touch(w, e.time());
     flushBefore(w, e.time());
     w.pendingTime = e.time();
     w.pendingNegated |= compiled.negatedBit(e.type());
@@ -184,22 +185,6 @@ final class QueryPlan {
   }
 
   /**
-   * Applies a burst of the shared type to the query's sums in one window: {@code map} to the sum of
-   * the prefixes ending in E, given what flows into E from the other buckets (constant during the
-   * burst). Returns the prefixes of the burst's last timestamp group if the map keeps it apart
-   * (they must wait as pending), else null. Nothing may be deferred ({@link #settle}).
-   */
-  TrendSums applyBurst(QueryWindow w, String type, BurstMap map) {
-    long sE = compiled.statesOf(type);
-    QueryWindow.Bucket fresh = bucketFor(w, sE, 0);
-    return map.apply(
-        fresh.total,
-        inflow(w, sE, fresh),
-        compiled.isAggregated(type),
-        compiled.query.aggregation().attribute());
-  }
-
-  /**
    * What flows into the E state {@code sE} from elsewhere: a new trend, if E may start one, and the
    * buckets other than E's own ({@code fresh}, possibly null) with a transition to E.
    */
@@ -217,17 +202,20 @@ final class QueryPlan {
   }
 
   /**
-   * Records a burst of the shared type E ({@code map} keeps no group apart) without applying it to
-   * the sum of the prefixes ending in E: it is composed with the bursts deferred before it, with
-   * the inflow of this moment ({@link DeferredBursts}), and the composite is applied when that sum
-   * is next read or changed ({@link #settle}: an event whose transitions read the buckets, prefixes
-   * or negated types joining that bucket, the window's close, an encoding) or when its coefficients
-   * reach {@link #DEFERRED_BITS}. The results are exactly those of applying each burst in turn; a
-   * burst costs the query a few multiplications of coefficients of a few words, and the pass over
-   * its long sums comes once per {@code DEFERRED_BITS} bits of coefficient instead of once per
-   * burst (a burst's coefficient has about as many bits as the burst has events).
+   * Records a burst of the shared type E at {@code time} without applying it to the sum of the
+   * prefixes ending in E: it is composed with the bursts deferred before it, with the inflow of
+   * this moment ({@link DeferredBursts}), and the composite is applied when that sum is next read
+   * or changed ({@link #settle}: an event whose transitions read the buckets, prefixes or negated
+   * types joining that bucket, the window's close, an encoding) or when its coefficients reach
+   * {@link #DEFERRED_BITS}. The results are exactly those of applying each burst in turn; a burst
+   * costs the query a few multiplications of coefficients of a few words, and the pass over its
+   * long sums comes once per {@code DEFERRED_BITS} bits of coefficient instead of once per burst (a
+   * burst's coefficient has about as many bits as the burst has events). The caller has {@link
+   * #touch}ed the window at the burst's first time and flushed what was pending before it.
+   *
+   * @param time the time of the burst's last event
    */
-  void defer(QueryWindow w, String type, BurstMap map) {
+  void defer(QueryWindow w, String type, BurstMap map, long time) {
     long sE = compiled.statesOf(type);
     if (w.deferred == null) {
       boolean aggregated = compiled.isAggregated(type);
@@ -238,7 +226,7 @@ final class QueryPlan {
               aggregated,
               shape.sum() && aggregated ? compiled.query.aggregation().attribute() : null);
     }
-    w.deferred.add(map, inflow(w, sE, w.bucket(sE, 0)));
+    w.deferred.add(map, inflow(w, sE, w.bucket(sE, 0)), time);
     if (w.deferred.scale.bitLength() > DEFERRED_BITS) {
       settle(w);
     }
@@ -251,12 +239,45 @@ final class QueryPlan {
    */
   static final int DEFERRED_BITS = 512;
 
-  /** Applies the deferred bursts, if any, so that the query's sums are current. */
+  /**
+   * Brings the deferred bursts up to {@code time}, at which the window is about to be read or
+   * advanced: a group kept apart at an earlier time is folded in (its prefixes would have joined
+   * their bucket by now); one kept apart at this very time becomes pending ({@link #settle}).
+   */
+  void touch(QueryWindow w, long time) {
+    DeferredBursts deferred = w.deferred;
+    if (deferred != null && deferred.last != null) {
+      if (time > deferred.lastTime) {
+        long sE = compiled.statesOf(deferred.type);
+        deferred.foldLast(inflow(w, sE, w.bucket(sE, 0)));
+      } else {
+        settle(w);
+      }
+    }
+  }
+
+  /**
+   * Applies the deferred bursts, if any, so that the query's sums are current; a group kept apart
+   * that has not been folded in becomes the pending prefixes it stands for, at its time.
+   */
   void settle(QueryWindow w) {
     DeferredBursts deferred = w.deferred;
-    if (deferred != null) {
-      w.deferred = null;
-      deferred.applyTo(bucketFor(w, compiled.statesOf(deferred.type), 0).total);
+    if (deferred == null) {
+      return;
+    }
+    w.deferred = null;
+    long sE = compiled.statesOf(deferred.type);
+    QueryWindow.Bucket fresh = bucketFor(w, sE, 0);
+    deferred.applyTo(fresh.total);
+    if (deferred.last != null) {
+      TrendSums last =
+          deferred.last.lastPrefixes(
+              fresh.total,
+              inflow(w, sE, fresh),
+              compiled.isAggregated(deferred.type),
+              compiled.query.aggregation().attribute());
+      w.pending.add(new QueryWindow.Pending(sE, last, null));
+      w.pendingTime = deferred.lastTime;
     }
   }
 
@@ -306,6 +327,7 @@ final class QueryPlan {
 
   /** The aggregates over every complete trend of the window; the window takes no more events. */
   TrendSums close(QueryWindow w) {
+    touch(w, Long.MAX_VALUE);
     settle(w);
     flush(w);
     TrendSums result = TrendSums.empty(shape);

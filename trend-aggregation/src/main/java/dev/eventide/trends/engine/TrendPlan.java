@@ -566,6 +566,7 @@ public final class TrendPlan {
         QueryWindow qw = w.members[m];
         BurstMap map = fromFirst;
         long from = times.get(0);
+        q.touch(qw, from);
         if (qw.hasPending() && qw.pendingTime == from) {
           // What the first group reads must not include what is pending at its own time.
           for (Event e : accepted) {
@@ -588,16 +589,7 @@ public final class TrendPlan {
           from = times.get(1);
         }
         q.flushBefore(qw, from);
-        if (timeMovesOn) {
-          q.defer(qw, type, map);
-          continue;
-        }
-        q.settle(qw);
-        TrendSums last = q.applyBurst(qw, type, map);
-        if (last != null) {
-          qw.pending.add(new QueryWindow.Pending(q.compiled.statesOf(type), last, null));
-          qw.pendingTime = times.get(times.size() - 1);
-        }
+        q.defer(qw, type, map, times.get(times.size() - 1));
       }
     }
   }

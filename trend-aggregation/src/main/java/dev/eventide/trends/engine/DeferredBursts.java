@@ -25,9 +25,14 @@ package dev.eventide.trends.engine;
  * stands for ({@link QueryPlan#settle}).
  */
 final class DeferredBursts {
-  final String type;
-  private final boolean aggregated;
-  private final String attribute;
+  /** The query's state set of E: the bucket whose sums the bursts apply to. */
+  final long states;
+
+  /** Whether the query aggregates E (COUNT(E), SUM(E.a), AVG(E.a)). */
+  final boolean aggregated;
+
+  /** The attribute of E the query sums, or null. */
+  final String attribute;
 
   /** A: the product of the bursts' scale factors. */
   final ExactInt scale = new ExactInt(1);
@@ -41,12 +46,8 @@ final class DeferredBursts {
   /** d: what the bursts add to F whatever F was. */
   private final TrendSums offset;
 
-  /**
-   * @param aggregated whether the query aggregates E (COUNT(E), SUM(E.a), AVG(E.a))
-   * @param attribute the attribute the query sums, or null
-   */
-  DeferredBursts(String type, TrendSums.Shape shape, boolean aggregated, String attribute) {
-    this.type = type;
+  DeferredBursts(long states, TrendSums.Shape shape, boolean aggregated, String attribute) {
+    this.states = states;
     this.aggregated = aggregated;
     this.attribute = attribute;
     this.offset = TrendSums.empty(shape);

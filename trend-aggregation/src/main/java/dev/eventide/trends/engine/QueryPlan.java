@@ -209,23 +209,24 @@ final class QueryPlan {
    * types joining that bucket, the window's close, an encoding) or when its coefficients reach
    * {@link #DEFERRED_BITS}. The results are exactly those of applying each burst in turn; a burst
    * costs the query a few multiplications of coefficients of a few words, and the pass over its
-   * long sums comes once per {@code DEFERRED_BITS} bits of coefficient instead of once per burst (a
-   * burst's coefficient has about as many bits as the burst has events). The caller has {@link
-   * #touch}ed the window at the burst's first time and flushed what was pending before it.
+   * long sums comes once per {@code DEFERRED_BITS} bits of coefficient, its words filled, instead
+   * of once per burst with a coefficient of a few bits (about as many as the burst has events). The
+   * caller has {@link #touch}ed the window at the burst's first time and flushed what was pending
+   * before it.
    *
    * @param time the time of the burst's last event
    */
   void defer(QueryWindow w, String type, BurstMap map, long time) {
-    long sE = compiled.statesOf(type);
     if (w.deferred == null) {
       boolean aggregated = compiled.isAggregated(type);
       w.deferred =
           new DeferredBursts(
-              type,
+              compiled.statesOf(type),
               shape,
               aggregated,
               shape.sum() && aggregated ? compiled.query.aggregation().attribute() : null);
     }
+    long sE = w.deferred.states;
     w.deferred.add(map, inflow(w, sE, w.bucket(sE, 0)), time);
     if (w.deferred.scale.bitLength() > DEFERRED_BITS) {
       settle(w);
@@ -248,8 +249,7 @@ final class QueryPlan {
     DeferredBursts deferred = w.deferred;
     if (deferred != null && deferred.last != null) {
       if (time > deferred.lastTime) {
-        long sE = compiled.statesOf(deferred.type);
-        deferred.foldLast(inflow(w, sE, w.bucket(sE, 0)));
+        deferred.foldLast(inflow(w, deferred.states, w.bucket(deferred.states, 0)));
       } else {
         settle(w);
       }
@@ -266,16 +266,13 @@ final class QueryPlan {
       return;
     }
     w.deferred = null;
-    long sE = compiled.statesOf(deferred.type);
+    long sE = deferred.states;
     QueryWindow.Bucket fresh = bucketFor(w, sE, 0);
     deferred.applyTo(fresh.total);
     if (deferred.last != null) {
       TrendSums last =
           deferred.last.lastPrefixes(
-              fresh.total,
-              inflow(w, sE, fresh),
-              compiled.isAggregated(deferred.type),
-              compiled.query.aggregation().attribute());
+              fresh.total, inflow(w, sE, fresh), deferred.aggregated, deferred.attribute);
       w.pending.add(new QueryWindow.Pending(sE, last, null));
       w.pendingTime = deferred.lastTime;
     }
@@ -283,9 +280,8 @@ final class QueryPlan {
 
   /** Whether a pending prefix is about to join the bucket the deferred bursts apply to. */
   private boolean joinsDeferred(QueryWindow w) {
-    long sE = compiled.statesOf(w.deferred.type);
     for (QueryWindow.Pending p : w.pending) {
-      if (p.set() == sE) {
+      if (p.set() == w.deferred.states) {
         return true;
       }
     }

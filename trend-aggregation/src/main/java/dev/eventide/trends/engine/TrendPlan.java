@@ -28,9 +28,17 @@ import java.util.Set;
  * case). Numbers are exact, so an addition costs in proportion to the numbers' size: trend counts
  * over a burst of b events have about b bits. Within a sharing unit, a burst of E events is
  * buffered and, for each class of queries that accept the same events, either evaluated once as a
- * shared linear map ({@link BurstMap}: a few multiplications per query and window) or event by
- * event per query, as the benefit model decides ({@link Sharing#DYNAMIC}) or always shared ({@link
- * Sharing#STATIC}).
+ * shared linear map ({@link BurstMap}) or event by event per query, as the benefit model decides
+ * ({@link Sharing#DYNAMIC}) or always shared ({@link Sharing#STATIC}). A query does not apply a
+ * shared map to its sums at once: it composes the maps of consecutive bursts with the inflow of
+ * their moment ({@link QueryPlan#defer}, a few multiplications of numbers of a few words per burst)
+ * and applies the composite when its sums are read or the composite's coefficients reach {@link
+ * QueryPlan#DEFERRED_BITS}. Over a window whose sums grow to N bits, a query's passes over them
+ * then cost about N²/8192 word products per component, where a pass per burst of b bits costs
+ * N²/(128·b): 64/b times more (each read of the sums between bursts, by an event whose transitions
+ * need them, costs one pass more). This is what remains super-linear in n on long bursty windows:
+ * exact counts of exponentially many trends have about as many bits as the window has events of the
+ * Kleene type.
  */
 public final class TrendPlan {
 

@@ -6,16 +6,18 @@ import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.engine.Engines;
 import dev.eventide.trends.query.Workload;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Runs the trend engines side by side on the same workload and stream: events/s, milliseconds per
- * window, peak heap (the largest heap in use after a collection during the run, or after a
- * collection at the end of the stream, before the last windows close), and a digest of the results
- * that must be equal across engines. A run that exceeds its time budget stops early and is reported
- * as such (its throughput is then an upper bound: the cost per event only grows within a window).
+ * window (elapsed, and the measuring thread's CPU time), peak heap (the largest heap in use after a
+ * collection during the run, or after a collection at the end of the stream, before the last
+ * windows close), and a digest of the results that must be equal across engines. A run that exceeds
+ * its time budget stops early and is reported as such (its throughput is then an upper bound: the
+ * cost per event only grows within a window).
  */
 public final class TrendsBenchmark {
 
@@ -27,6 +29,7 @@ public final class TrendsBenchmark {
       Engines engine,
       long events,
       double seconds,
+      double cpuSeconds,
       int windows,
       boolean finished,
       long resultDigest,
@@ -39,6 +42,14 @@ public final class TrendsBenchmark {
 
     public double millisPerWindow() {
       return seconds * 1000 / windows;
+    }
+
+    /**
+     * The measuring thread's CPU time per window: less exposed than {@link #millisPerWindow} to
+     * what else a shared machine runs (collections run on other threads and are not in it).
+     */
+    public double cpuMillisPerWindow() {
+      return cpuSeconds * 1000 / windows;
     }
   }
 
@@ -73,6 +84,8 @@ public final class TrendsBenchmark {
                     digest[0] * 31
                         + (r.query() + r.group() + r.windowStart() + r.value()).hashCode());
     PEAK_HEAP.set(0);
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long cpuStarted = threads.getCurrentThreadCpuTime();
     long started = System.nanoTime();
     long budget = (long) (budgetSeconds * 1e9);
     long paused = 0;
@@ -88,13 +101,16 @@ public final class TrendsBenchmark {
     }
     // The live state at the end of the stream (all windows still open), outside the clock.
     long pauseStarted = System.nanoTime();
+    long cpuPauseStarted = threads.getCurrentThreadCpuTime();
     System.gc();
     long endHeap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     paused += System.nanoTime() - pauseStarted;
+    long cpuPaused = threads.getCurrentThreadCpuTime() - cpuPauseStarted;
     if (finished) {
       trends.finish();
     }
     double seconds = (System.nanoTime() - started - paused) / 1e9;
+    double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpuStarted - cpuPaused) / 1e9;
     double windowsDone = finished ? windows : Math.max(1, processed * windows / events.size());
     return new Result(
         stream,
@@ -103,6 +119,7 @@ public final class TrendsBenchmark {
         engine,
         processed,
         seconds,
+        cpuSeconds,
         (int) Math.ceil(windowsDone),
         finished,
         digest[0],

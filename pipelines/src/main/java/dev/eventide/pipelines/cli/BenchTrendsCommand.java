@@ -31,7 +31,9 @@ import picocli.CommandLine.Option;
           + " ride-sharing and a stock-like stream, and one whose bursts are hardly worth"
           + " sharing; or, with --burst-sweep, where sharing a burst pays.",
       "Every engine's results must be equal (a digest is compared); prints events/s and the"
-          + " speed-up over GRETA and writes PNG charts. A run over its time budget stops early"
+          + " speed-up over GRETA, ms per window elapsed and in the measuring thread's CPU time"
+          + " (less disturbed by other work on a shared machine), and writes PNG charts. A run"
+          + " over its time budget stops early"
           + " and is marked: its events/s ('<') is then an upper bound, its speed-up over a"
           + " stopped GRETA ('>') a lower bound."
     })
@@ -427,7 +429,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
   private static void printHeader(PrintWriter out) {
     out.printf(
         Locale.ROOT,
-        "%-7s %8s %5s %-14s %9s %12s %13s %10s %9s  %s%n",
+        "%-7s %8s %5s %-14s %9s %12s %13s %13s %10s %9s  %s%n",
         "stream",
         "n/window",
         "k",
@@ -435,6 +437,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
         "events",
         "events/s",
         "ms/window",
+        "cpu ms/window",
         "vs GRETA",
         "peak heap",
         "shared/split bursts, snapshots");
@@ -462,7 +465,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
           r.finished() == greta.finished() ? (r.finished() ? "" : "~") : r.finished() ? ">" : "<";
       out.printf(
           Locale.ROOT,
-          "%-7s %8d %5d %-14s %9d %12s %13s %10s %8.0fM  %s%n",
+          "%-7s %8d %5d %-14s %9d %12s %13s %13s %10s %8.0fM  %s%n",
           r.stream().name().toLowerCase(Locale.ROOT),
           r.eventsPerWindow(),
           r.queries(),
@@ -470,6 +473,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
           r.events(),
           bound + String.format(Locale.ROOT, "%.0f", r.eventsPerSecond()),
           (r.finished() ? "" : ">") + String.format(Locale.ROOT, "%.1f", r.millisPerWindow()),
+          (r.finished() ? "" : ">") + String.format(Locale.ROOT, "%.1f", r.cpuMillisPerWindow()),
           r == greta
               ? "1.0x"
               : ratioBound

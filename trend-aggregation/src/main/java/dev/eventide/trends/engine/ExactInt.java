@@ -421,16 +421,7 @@ final class ExactInt {
   private void addScaled(long[] x, int xl, long y, int s) {
     if (len != 0 && sign != s) {
       long[] product = new long[xl + 1];
-      long carry = 0;
-      for (int i = 0; i < xl; i++) {
-        long lo = x[i] * y;
-        long hi = unsignedMultiplyHigh(x[i], y);
-        long t = lo + carry;
-        hi += Long.compareUnsigned(t, lo) < 0 ? 1 : 0;
-        product[i] = t;
-        carry = hi;
-      }
-      product[xl] = carry;
+      product[xl] = multiplyAddRow(product, 0, x, xl, y);
       addSigned(product, limbCount(product, xl + 1), s);
       return;
     }
@@ -445,24 +436,7 @@ final class ExactInt {
     }
     // x may be this magnitude itself (before ensure copied it): each x[i] is read before m[i] is
     // written, so the in-place update is still exact.
-    long carry = 0;
-    int i = 0;
-    for (; i < xl; i++) {
-      long xi = x[i];
-      long lo = xi * y;
-      long hi = unsignedMultiplyHigh(xi, y);
-      long t = lo + m[i];
-      hi += Long.compareUnsigned(t, lo) < 0 ? 1 : 0;
-      long u = t + carry;
-      hi += Long.compareUnsigned(u, t) < 0 ? 1 : 0;
-      m[i] = u;
-      carry = hi;
-    }
-    for (; carry != 0; i++) {
-      long t = m[i] + carry;
-      carry = Long.compareUnsigned(t, carry) < 0 ? 1 : 0;
-      m[i] = t;
-    }
+    addCarry(m, xl, multiplyAddRow(m, 0, x, xl, y));
     len = limbCount(m, top);
   }
 
@@ -489,26 +463,8 @@ final class ExactInt {
       m[k] = 0;
     }
     for (int j = 0; j < bl; j++) {
-      long bj = b[j];
-      if (bj == 0) {
-        continue;
-      }
-      long carry = 0;
-      for (int i = 0; i < al; i++) {
-        long ai = a[i];
-        long lo = ai * bj;
-        long hi = unsignedMultiplyHigh(ai, bj);
-        long t = lo + m[i + j];
-        hi += Long.compareUnsigned(t, lo) < 0 ? 1 : 0;
-        long u = t + carry;
-        hi += Long.compareUnsigned(u, t) < 0 ? 1 : 0;
-        m[i + j] = u;
-        carry = hi;
-      }
-      for (int k = j + al; carry != 0; k++) {
-        long t = m[k] + carry;
-        carry = Long.compareUnsigned(t, carry) < 0 ? 1 : 0;
-        m[k] = t;
+      if (b[j] != 0) {
+        addCarry(m, j + al, multiplyAddRow(m, j, a, al, b[j]));
       }
     }
     len = limbCount(m, top);
@@ -517,20 +473,36 @@ final class ExactInt {
   /** into[0, al + bl) = |a| · |b|, given into is zero there. */
   private static void multiplyInto(long[] into, long[] a, int al, long[] b, int bl) {
     for (int j = 0; j < bl; j++) {
-      long bj = b[j];
-      long carry = 0;
-      for (int i = 0; i < al; i++) {
-        long ai = a[i];
-        long lo = ai * bj;
-        long hi = unsignedMultiplyHigh(ai, bj);
-        long t = lo + into[i + j];
-        hi += Long.compareUnsigned(t, lo) < 0 ? 1 : 0;
-        long u = t + carry;
-        hi += Long.compareUnsigned(u, t) < 0 ? 1 : 0;
-        into[i + j] = u;
-        carry = hi;
-      }
-      into[j + al] = carry;
+      into[j + al] = multiplyAddRow(into, j, a, al, b[j]);
+    }
+  }
+
+  /**
+   * into[at, at + al) += |a| · y for a one-limb y; returns the carry out of the top limb. Each a[i]
+   * is read before into[at + i] is written.
+   */
+  private static long multiplyAddRow(long[] into, int at, long[] a, int al, long y) {
+    long carry = 0;
+    for (int i = 0; i < al; i++) {
+      long ai = a[i];
+      long lo = ai * y;
+      long hi = unsignedMultiplyHigh(ai, y);
+      long t = lo + into[at + i];
+      hi += Long.compareUnsigned(t, lo) < 0 ? 1 : 0;
+      long u = t + carry;
+      hi += Long.compareUnsigned(u, t) < 0 ? 1 : 0;
+      into[at + i] = u;
+      carry = hi;
+    }
+    return carry;
+  }
+
+  /** Adds a carry into m from limb {@code at} upwards (m has room for it). */
+  private static void addCarry(long[] m, int at, long carry) {
+    for (int k = at; carry != 0; k++) {
+      long t = m[k] + carry;
+      carry = Long.compareUnsigned(t, carry) < 0 ? 1 : 0;
+      m[k] = t;
     }
   }
 

@@ -13,8 +13,8 @@ import java.util.Arrays;
  *
  * <p>The magnitude is kept in unsigned 64-bit limbs (little-endian), with 128-bit limb products
  * from {@link Math#multiplyHigh}: a running sum of b bits costs b/64 steps per addition or
- * multiplication by a one-limb coefficient (the common case: a burst's coefficients have about as
- * many bits as the burst has events), half the steps of 32-bit limbs.
+ * multiplication by a one-limb coefficient. What pays is the product by a coefficient of several
+ * limbs (deferred bursts, {@link DeferredBursts}): a quarter of the limb products of 32-bit limbs.
  */
 final class ExactInt {
 

@@ -488,8 +488,10 @@ public final class TrendPlan {
    * The benefit model (HAMLET Equation 8, re-derived for running sums): evaluated alone, every
    * query pays per window and event a fixed step and additions of numbers of the current size;
    * shared, the class pays a fixed cost and the map's coefficients once per timestamp group, and
-   * each query a fixed application and multiplications by coefficients of about b bits. So short
-   * bursts of small numbers for small classes are evaluated alone.
+   * each query a fixed step to compose the burst into its deferred bursts and its share of the pass
+   * that applies them (b bits of coefficient, {@link QueryPlan#defer}). Evaluating a burst alone
+   * also makes the query apply what it had deferred. So short bursts of small numbers for small
+   * classes are evaluated alone, and bursts over long sums are shared.
    */
   private static boolean share(
       Unit u, int members, int firstMember, List<Event> accepted, int windows, int bits) {
@@ -522,8 +524,10 @@ public final class TrendPlan {
     // passes over numbers of the current size, plus allocation.
     double alone =
         queries * windows * (double) events * (EVENT_COST + 4 * WORD_COST * words * components);
-    // Shared, a query scales its sums in place by coefficients of about `events` bits.
-    double coefficientWords = 1 + events / 64.0;
+    // Shared, a query composes the burst into its deferred bursts (a fixed cost) and later scales
+    // its sums by the composite, whose words hold about 64 bursts' events each: its share of
+    // that pass is `events` bits of coefficient, not a word per burst.
+    double coefficientWords = events / 64.0;
     double together =
         CLASS_COST
             + groups * GROUP_COST * components

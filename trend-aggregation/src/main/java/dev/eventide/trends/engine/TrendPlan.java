@@ -525,8 +525,8 @@ public final class TrendPlan {
     double alone =
         queries * windows * (double) events * (EVENT_COST + 4 * WORD_COST * words * components);
     // Shared, a query composes the burst into its deferred bursts (a fixed cost) and later scales
-    // its sums by the composite, whose words hold about 64 bursts' events each: its share of
-    // that pass is `events` bits of coefficient, not a word per burst.
+    // its sums by the composite, whose words hold the coefficients of about 64 events each: its
+    // share of that pass is `events` bits of coefficient, not a word per burst.
     double coefficientWords = events / 64.0;
     double together =
         CLASS_COST

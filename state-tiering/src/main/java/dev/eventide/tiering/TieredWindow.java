@@ -1,19 +1,34 @@
 package dev.eventide.tiering;
 
 import com.google.auto.value.AutoValue;
+import dev.eventide.tiering.lateness.LatenessModel;
+import dev.eventide.tiering.lateness.StalenessPlanner;
 import dev.eventide.tiering.store.BlockStores;
 import java.nio.file.Path;
+import java.util.Map;
+import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.CannotProvideCoderException;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.DefaultTrigger;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
+import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.transforms.windowing.WindowFn;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.PInput;
+import org.apache.beam.sdk.values.POutput;
+import org.apache.beam.sdk.values.PValue;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.apache.beam.sdk.values.TypeDescriptors.TypeVariableExtractor;
@@ -59,12 +74,20 @@ import org.joda.time.Duration;
  * blocks its earlier run wrote. Two jobs that share a store must therefore not have a {@code
  * TieredWindow} step of the same name: give each job its own store path.
  *
+ * <p>Beyond the paper's spilling: {@link #withPredictiveCleanup} deletes a window's state once it
+ * is unlikely to receive more late values (a bound learned per key), {@link #withStalenessBound}
+ * fires late panes at planned times instead of at every watermark advance, and {@link
+ * #withDeadLetters()} hands out the values that came too late for their window instead of dropping
+ * them.
+ *
  * <p>Metrics (namespace {@value TieringMetrics#NAMESPACE}): {@code bytesDestaged}, {@code
  * bytesStaged}, {@code blocksWritten}, {@code blocksPurged}, {@code prestageHits}, {@code
  * prestageMisses}, {@code firingIoWaitMillis}, {@code onTimePanes}, {@code latePanes}, and the
  * distributions {@code onTimeFiringIoWaitMillis} and {@code lateFiringIoWaitMillis} (what one
  * firing waited on block reads) and {@code memoryBucketBytes} (a window's memory bucket at each
- * firing).
+ * firing); with any of the three options above also {@code lateValues} and {@code deadLetters}, and
+ * the distributions {@code latenessMillis} (of each late value, per window) and {@code
+ * cleanupBoundMillis} (each estimate).
  *
  * @param <K> the key; its coder must be deterministic
  * @param <V> the values
@@ -101,6 +124,14 @@ public abstract class TieredWindow<K, V, O>
 
   abstract Duration purgeDelay();
 
+  abstract boolean predictiveCleanup();
+
+  abstract double coverage();
+
+  abstract double confidence();
+
+  abstract double stalenessBound();
+
   abstract Builder<K, V, O> toBuilder();
 
   @AutoValue.Builder
@@ -126,6 +157,14 @@ public abstract class TieredWindow<K, V, O>
     abstract Builder<K, V, O> setOutputCoder(Coder<O> coder);
 
     abstract Builder<K, V, O> setPurgeDelay(Duration delay);
+
+    abstract Builder<K, V, O> setPredictiveCleanup(boolean enabled);
+
+    abstract Builder<K, V, O> setCoverage(double coverage);
+
+    abstract Builder<K, V, O> setConfidence(double confidence);
+
+    abstract Builder<K, V, O> setStalenessBound(double bound);
 
     abstract TieredWindow<K, V, O> build();
   }
@@ -158,6 +197,10 @@ public abstract class TieredWindow<K, V, O>
         .setPrestaging(true)
         .setPrestageAhead(false)
         .setPurgeDelay(Duration.ZERO)
+        .setPredictiveCleanup(false)
+        .setCoverage(LatenessModel.DEFAULT_COVERAGE)
+        .setConfidence(LatenessModel.DEFAULT_CONFIDENCE)
+        .setStalenessBound(0)
         .build();
   }
 
@@ -242,6 +285,126 @@ public abstract class TieredWindow<K, V, O>
   }
 
   /**
+   * Predictive cleanup (Aion): a window's state is deleted once it is unlikely to receive more late
+   * values, rather than at the end of the allowed lateness. Per key, a {@link LatenessModel}
+   * records how late every late value comes (including values beyond any bound) and, once it has
+   * enough observations, sets the cleanup bound of newly created windows so that a fraction {@code
+   * coverage} of late values falls inside it with confidence {@code confidence} (an order-statistic
+   * upper confidence bound on the quantile, over the most recent 1,000 or more observations, so it
+   * follows a drifting distribution). Until then, and never more than, the bound is the allowed
+   * lateness. A window keeps the bound it was created with; its state and blocks are deleted at its
+   * end plus that bound.
+   *
+   * <p>A value that comes after its window's bound is not lost: it goes to the dead letters ({@link
+   * #withDeadLetters()}), counted in the metric {@code deadLetters}. The model needs about {@code
+   * log(1 − confidence) / log(coverage)} late values per key (299 for 0.99 and 0.95) before it
+   * moves the bound; its state lives in Beam state and survives checkpoints.
+   *
+   * <p>Cost: a keyed step in the global window before the windows (one state read per value, an
+   * append per late value, an estimate every quarter of those observations).
+   *
+   * @throws IllegalArgumentException unless both are strictly between 0 and 1
+   */
+  public TieredWindow<K, V, O> withPredictiveCleanup(double coverage, double confidence) {
+    LatenessModel.of(0, coverage, confidence, sampleSize(coverage, confidence)); // validates
+    return toBuilder()
+        .setPredictiveCleanup(true)
+        .setCoverage(coverage)
+        .setConfidence(confidence)
+        .build();
+  }
+
+  /**
+   * Aion's staleness trigger: a past window's late panes fire at planned times rather than at each
+   * watermark advance after a late value. The staleness of the results between two firings is
+   * {@code t·n/(T·N)} (t and n: time and late values since the previous firing; T: the window's
+   * cleanup bound; N: its late values); the plan ({@link StalenessPlanner}, from the lateness
+   * distribution learned per key, uniform until there is one) has the fewest firings that keep
+   * every interval at most {@code bound}, placed so the largest staleness is as low as it can be
+   * for that many. A final pane fires at the cleanup bound. A firing happens only if late values
+   * came since the previous one, and only at the next planned time after they came.
+   *
+   * @throws IllegalArgumentException unless {@value StalenessPlanner#MINIMUM_BOUND} ≤ bound ≤ 1
+   */
+  public TieredWindow<K, V, O> withStalenessBound(double bound) {
+    StalenessPlanner.of(bound); // validates
+    return toBuilder().setStalenessBound(bound).build();
+  }
+
+  /**
+   * This transform with a second output: the {@link DeadLetter dead letters}, values too late for a
+   * window (beyond the allowed lateness, or beyond a predictive cleanup bound), each with its
+   * window, lateness and reason, in the global window. Without it, dead letters are counted (metric
+   * {@code deadLetters}, with predictive cleanup) or dropped as Beam drops values beyond the
+   * allowed lateness. Needs windows with a start and end ({@code IntervalWindow}: fixed, sliding,
+   * calendar).
+   */
+  public WithDeadLetters<K, V, O> withDeadLetters() {
+    return new WithDeadLetters<>(this);
+  }
+
+  /** {@link TieredWindow} with its dead letters: see {@link #withDeadLetters()}. */
+  public static final class WithDeadLetters<K, V, O>
+      extends PTransform<PCollection<KV<K, V>>, Result<K, V, O>> {
+    private final TieredWindow<K, V, O> window;
+
+    private WithDeadLetters(TieredWindow<K, V, O> window) {
+      this.window = window;
+    }
+
+    @Override
+    public Result<K, V, O> expand(PCollection<KV<K, V>> input) {
+      return window.expand(input, true);
+    }
+
+    @Override
+    public void populateDisplayData(DisplayData.Builder builder) {
+      window.populateDisplayData(builder);
+    }
+  }
+
+  /** The results of a {@link TieredWindow} and its dead letters. */
+  public static final class Result<K, V, O> implements POutput {
+    private final PCollection<KV<K, O>> results;
+    private final PCollection<DeadLetter<K, V>> deadLetters;
+
+    private Result(PCollection<KV<K, O>> results, PCollection<DeadLetter<K, V>> deadLetters) {
+      this.results = results;
+      this.deadLetters = deadLetters;
+    }
+
+    /** The window function's results, as {@link TieredWindow} outputs them. */
+    public PCollection<KV<K, O>> results() {
+      return results;
+    }
+
+    /** The values too late for a window, in the global window. */
+    public PCollection<DeadLetter<K, V>> deadLetters() {
+      return deadLetters;
+    }
+
+    @Override
+    public Pipeline getPipeline() {
+      return results.getPipeline();
+    }
+
+    @Override
+    public Map<TupleTag<?>, PValue> expand() {
+      return Map.of(TieredWindowDoFn.results(), results, LatenessGate.deadLetters(), deadLetters);
+    }
+
+    @Override
+    public void finishSpecifyingOutput(
+        String transformName, PInput input, PTransform<?, ?> transform) {}
+  }
+
+  private static int sampleSize(double coverage, double confidence) {
+    double needed = Math.log1p(-confidence) / Math.log(coverage);
+    return (int)
+        Math.max(LatenessModel.DEFAULT_SAMPLE_SIZE, Math.min(1 << 20, 4 * Math.ceil(needed)));
+  }
+
+  /**
    * The coder of the function's results; needed when it cannot be inferred (the function is a
    * lambda, or its result type has no registered coder).
    */
@@ -251,6 +414,10 @@ public abstract class TieredWindow<K, V, O>
 
   @Override
   public PCollection<KV<K, O>> expand(PCollection<KV<K, V>> input) {
+    return expand(input, predictiveCleanup() || stalenessBound() > 0).results();
+  }
+
+  private Result<K, V, O> expand(PCollection<KV<K, V>> input, boolean gated) {
     if (!(input.getCoder() instanceof KvCoder<K, V> kvCoder)) {
       throw new IllegalArgumentException(
           "TieredWindow needs a PCollection<KV> with a KvCoder, but "
@@ -259,6 +426,7 @@ public abstract class TieredWindow<K, V, O>
               + input.getCoder());
     }
     Coder<K> keyCoder = kvCoder.getKeyCoder();
+    Coder<V> valueCoder = kvCoder.getValueCoder();
     try {
       keyCoder.verifyDeterministic();
     } catch (Coder.NonDeterministicException e) {
@@ -269,12 +437,62 @@ public abstract class TieredWindow<K, V, O>
               + e.getMessage(),
           e);
     }
-    PCollection<KV<K, V>> windowed =
-        input.apply(
-            "Window",
-            Window.<KV<K, V>>into(windowFn())
-                .withAllowedLateness(allowedLateness())
-                .accumulatingFiredPanes());
+    PCollectionList<DeadLetter<K, V>> deadLetters = PCollectionList.empty(input.getPipeline());
+    if (!gated) {
+      // No step between the input and the windows: on Flink a DoFn step can forward a watermark
+      // after elements it emitted later, which would make late values on time here.
+      PCollection<KV<K, V>> windowed =
+          input.apply(
+              "Window",
+              Window.<KV<K, V>>into(windowFn())
+                  .withAllowedLateness(allowedLateness())
+                  .accumulatingFiredPanes());
+      return fire(windowed, false, keyCoder, valueCoder, resultCoder(input), deadLetters);
+    }
+    if (!TypeDescriptor.of(IntervalWindow.class)
+        .isSupertypeOf(windowFn().getWindowTypeDescriptor())) {
+      throw new IllegalArgumentException(
+          "TieredWindow's predictive cleanup, staleness bound and dead letters need windows with"
+              + " a start and an end (IntervalWindow: fixed, sliding, calendar), but "
+              + windowFn()
+              + " makes "
+              + windowFn().getWindowTypeDescriptor());
+    }
+    PCollectionTuple gate =
+        input
+            .apply("Global window", Window.into(new GlobalWindows()))
+            .apply(
+                "Gate",
+                ParDo.of(new LatenessGate<K, V>(gateSettings(), windowFn()))
+                    .withOutputTags(
+                        LatenessGate.admitted(), TupleTagList.of(LatenessGate.deadLetters())));
+    deadLetters =
+        deadLetters.and(
+            gate.get(LatenessGate.<K, V>deadLetters())
+                .setCoder(DeadLetter.coder(keyCoder, valueCoder))
+                .apply("Gate dead letters", intoGlobalWindow()));
+    PCollection<KV<K, Admitted<V>>> windowed =
+        gate.get(LatenessGate.<K, V>admitted())
+            .setCoder(KvCoder.of(keyCoder, new Admitted.AdmittedCoder<>(valueCoder)))
+            .apply(
+                "Window",
+                Window.into(admittedWindows(windowFn()))
+                    .withAllowedLateness(allowedLateness())
+                    .accumulatingFiredPanes());
+    return fire(windowed, true, keyCoder, valueCoder, resultCoder(input), deadLetters);
+  }
+
+  /**
+   * The windowed step: plain values, or (behind the gate) {@link Admitted} ones, whose results are
+   * in the user's windows either way, and the dead letters of both steps.
+   */
+  private <I> Result<K, V, O> fire(
+      PCollection<KV<K, I>> windowed,
+      boolean gated,
+      Coder<K> keyCoder,
+      Coder<V> valueCoder,
+      Coder<O> resultCoder,
+      PCollectionList<DeadLetter<K, V>> deadLetters) {
     // The windowed collection is this step's own: its name (the step's full name and a fixed
     // suffix) is unique in the pipeline and the same in every run of it.
     TieredWindowDoFn.Settings settings =
@@ -290,13 +508,53 @@ public abstract class TieredWindow<K, V, O>
             purgeDelay());
     Coder<? extends BoundedWindow> windowCoder =
         windowed.getWindowingStrategy().getWindowFn().windowCoder();
-    return windowed
-        .apply(
+    PCollectionTuple fired =
+        windowed.apply(
             "Fire",
             ParDo.of(
-                new TieredWindowDoFn<>(
-                    settings, function(), keyCoder, kvCoder.getValueCoder(), windowCoder)))
-        .setCoder(KvCoder.of(keyCoder, resultCoder(input)));
+                    new TieredWindowDoFn<K, I, V, O>(
+                        settings, gated, function(), keyCoder, valueCoder, windowCoder))
+                .withOutputTags(
+                    TieredWindowDoFn.<K, O>results(),
+                    TupleTagList.of(LatenessGate.<K, V>deadLetters())));
+    PCollection<KV<K, O>> results =
+        fired
+            .get(TieredWindowDoFn.<K, O>results())
+            .setCoder(KvCoder.of(keyCoder, resultCoder))
+            .setWindowingStrategyInternal(windowed.getWindowingStrategy().withWindowFn(windowFn()));
+    Coder<DeadLetter<K, V>> deadLetterCoder = DeadLetter.coder(keyCoder, valueCoder);
+    deadLetters =
+        deadLetters.and(
+            fired
+                .get(LatenessGate.<K, V>deadLetters())
+                .setCoder(deadLetterCoder)
+                .apply("Dead letters", intoGlobalWindow()));
+    return new Result<>(
+        results,
+        deadLetters.apply("All dead letters", Flatten.pCollections()).setCoder(deadLetterCoder));
+  }
+
+  private LatenessGate.Settings gateSettings() {
+    long lateness = allowedLateness().getMillis();
+    return new LatenessGate.Settings(
+        lateness,
+        predictiveCleanup()
+            ? LatenessModel.of(
+                lateness, coverage(), confidence(), sampleSize(coverage(), confidence()))
+            : null,
+        stalenessBound() > 0 ? StalenessPlanner.of(stalenessBound()) : null);
+  }
+
+  private static <K, V, W extends BoundedWindow> AdmittedWindowFn<K, V, W> admittedWindows(
+      WindowFn<? super KV<K, V>, W> windows) {
+    return new AdmittedWindowFn<>(windows);
+  }
+
+  private static <T> Window<T> intoGlobalWindow() {
+    return Window.<T>into(new GlobalWindows())
+        .triggering(DefaultTrigger.of())
+        .withAllowedLateness(Duration.ZERO)
+        .discardingFiredPanes();
   }
 
   private Coder<O> resultCoder(PCollection<KV<K, V>> input) {
@@ -337,6 +595,19 @@ public abstract class TieredWindow<K, V, O>
                 .withLabel("Bootstrap fraction"))
         .add(DisplayData.item("prestaging", prestaging()).withLabel("Pre-staging"))
         .add(DisplayData.item("prestageAhead", prestageAhead()).withLabel("Pre-stage Δt ahead"))
-        .add(DisplayData.item("purgeDelay", purgeDelay()).withLabel("Purge delay"));
+        .add(DisplayData.item("purgeDelay", purgeDelay()).withLabel("Purge delay"))
+        .addIfNotDefault(
+            DisplayData.item("predictiveCleanup", predictiveCleanup())
+                .withLabel("Predictive cleanup"),
+            false);
+    if (predictiveCleanup()) {
+      builder
+          .add(DisplayData.item("coverage", coverage()).withLabel("Cleanup coverage"))
+          .add(DisplayData.item("confidence", confidence()).withLabel("Cleanup confidence"));
+    }
+    if (stalenessBound() > 0) {
+      builder.add(
+          DisplayData.item("stalenessBound", stalenessBound()).withLabel("Staleness bound"));
+    }
   }
 }

@@ -32,9 +32,10 @@ import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
-import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
+import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.TupleTag;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -51,11 +52,16 @@ import org.joda.time.Instant;
  *       so it fires at the next watermark advance, with every late element that came before it. The
  *       first late element of a destaged window pre-stages its blocks: a learned Δt before the next
  *       watermark advance is expected ({@link PrestagePlanner}), or at once.
- *   <li>The {@code purge} timer, at the end of the allowed lateness, deletes the window's blocks,
- *       at once or after the purge delay.
+ *   <li>The {@code purge} timer, at the end of the window's cleanup bound (the allowed lateness, or
+ *       what predictive cleanup set), deletes the window's state and blocks, at once or after the
+ *       purge delay.
  * </ul>
+ *
+ * <p>Its input is the values ({@code I} is {@code V}), or, behind a {@link LatenessGate}, {@link
+ * Admitted} values ({@code I} is {@code Admitted<V>}): each says which of its windows take it,
+ * their cleanup bound and when its late pane fires (a staleness plan's next execution, or at once).
  */
-final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
+final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
 
   /** What the transform was configured with. */
   record Settings(
@@ -87,6 +93,14 @@ final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
       Metrics.distribution(METRICS, "lateFiringIoWaitMillis");
   private static final Distribution MEMORY_BUCKET_BYTES =
       Metrics.distribution(METRICS, "memoryBucketBytes");
+  private static final Counter DEAD_LETTERS = Metrics.counter(METRICS, "deadLetters");
+
+  /** The main output: the window function's results. */
+  static <K, O> TupleTag<KV<K, O>> results() {
+    return new TupleTag<>("results");
+  }
+
+  private final TupleTag<KV<K, O>> resultsTag = results();
 
   // State and timer ids name Beam state that outlives a pipeline (checkpoints, savepoints): keep
   // them.
@@ -118,6 +132,7 @@ final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
   private final TimerSpec purgeSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
   private final Settings settings;
+  private final boolean gated;
   private final WindowFunction<K, V, O> function;
   private final Coder<K> keyCoder;
   private final Coder<V> valueCoder;
@@ -128,15 +143,29 @@ final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
 
   TieredWindowDoFn(
       Settings settings,
+      boolean gated,
       WindowFunction<K, V, O> function,
       Coder<K> keyCoder,
       Coder<V> valueCoder,
       Coder<? extends BoundedWindow> windowCoder) {
     this.settings = settings;
+    this.gated = gated;
     this.function = function;
     this.keyCoder = keyCoder;
     this.valueCoder = valueCoder;
     this.windowCoder = windowCoder;
+  }
+
+  /**
+   * A late pane carries its window's {@code maxTimestamp}, as Beam's own late panes do, from timers
+   * whose output timestamp is later: a planned late firing (staleness bound) and the purge are set
+   * without holding the watermark at the window's end, which would stall every step downstream for
+   * up to the cleanup bound. Like Beam's late panes, such a pane is behind the watermark.
+   */
+  @Override
+  @SuppressWarnings("deprecation") // the only way to emit behind a timer's output timestamp
+  public Duration getAllowedTimestampSkew() {
+    return Duration.millis(Long.MAX_VALUE);
   }
 
   @Setup
@@ -155,23 +184,55 @@ final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
 
   @ProcessElement
   public void processElement(
-      @Element KV<K, V> element,
+      @Element KV<K, I> element,
+      @Timestamp Instant timestamp,
       BoundedWindow window,
       @StateId(MEMORY) BagState<byte[]> memory,
       @StateId(MEMORY_SIZE) ValueState<KV<Long, Long>> memorySize,
       @StateId(MANIFEST) BagState<String> manifest,
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
       @TimerId(FIRE) Timer fire,
-      @TimerId(PURGE) Timer purge) {
+      @TimerId(PURGE) Timer purge,
+      MultiOutputReceiver out) {
     progressState.readLater();
     memorySize.readLater();
+    Admitted<V> admitted = admitted(element.getValue());
+    long cleanup = settings.allowedLateness().getMillis();
+    long fireAfterEnd = 0;
+    if (admitted.windows() != null) {
+      Admitted.WindowTerms terms = admitted.termsOf(((IntervalWindow) window).start().getMillis());
+      if (terms == null) {
+        return; // a dead letter for this window, counted by the gate
+      }
+      cleanup = terms.cleanupMillis();
+      fireAfterEnd = terms.fireMillis();
+    }
     Instant end = window.maxTimestamp();
     Instant watermark = fire.getCurrentRelativeTime();
     boolean late = watermark.isAfter(end);
-    planner.observeWatermark(watermark.getMillis(), System.nanoTime());
     WindowProgress progress = read(progressState);
+    if (progress.elements() > 0) {
+      cleanup = progress.cleanupMillis();
+    }
+    if (watermark.getMillis() > LatenessGate.expiry(end.getMillis(), cleanup)) {
+      // Past the window's cleanup bound here though the gate admitted it: never into a purged
+      // window. (The gate's watermark is ahead of this step's, so this should not happen.)
+      DEAD_LETTERS.inc();
+      out.get(LatenessGate.<K, V>deadLetters())
+          .output(
+              new DeadLetter<>(
+                  element.getKey(),
+                  admitted.value(),
+                  timestamp,
+                  (IntervalWindow) window,
+                  watermark.getMillis() - end.getMillis(),
+                  cleanup,
+                  DeadLetter.Reason.BEYOND_CLEANUP_BOUND));
+      return;
+    }
+    planner.observeWatermark(watermark.getMillis(), System.nanoTime());
     if (progress.elements() == 0) {
-      purge.set(expiry(window));
+      purge.set(new Instant(LatenessGate.expiry(end.getMillis(), cleanup)));
     }
     TieredBag<V> bag =
         bag(
@@ -180,7 +241,7 @@ final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
             new BeamBagState(memory, memorySize, manifest),
             late ? Priority.LATE_APPEND : Priority.DESTAGE);
     try {
-      bag.add(element.getValue());
+      bag.add(admitted.value());
     } catch (IOException e) {
       throw failure(
           late ? "could not add a late element to" : "could not add an element to",
@@ -196,10 +257,16 @@ final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
         io.prestage(
             blocks, delayNanos / 1_000_000, nanos -> planner.observeStaging(blocks.size(), nanos));
       }
-      // Due now if the element is late: it fires at the next watermark advance.
-      fire.withOutputTimestamp(end).set(end);
+      if (late && fireAfterEnd > 0) {
+        // The staleness plan's next execution. No output hold: it may be long after the window's
+        // end, and holding the watermark there would stall every step downstream.
+        fire.set(new Instant(LatenessGate.expiry(end.getMillis(), fireAfterEnd)));
+      } else {
+        // Due now if the element is late: it fires at the next watermark advance.
+        fire.withOutputTimestamp(end).set(end);
+      }
     }
-    progressState.write(progress.withElement(late));
+    progressState.write(progress.withElement(late, cleanup));
   }
 
   @OnTimer(FIRE)
@@ -211,11 +278,18 @@ final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
       @StateId(MANIFEST) BagState<String> manifest,
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
       @TimerId(FIRE) Timer fire,
-      OutputReceiver<KV<K, O>> out) {
+      MultiOutputReceiver out) {
     readAllLater(memory, memorySize, manifest, progressState);
-    boolean last = fire.getCurrentRelativeTime().isAfter(expiry(window));
+    long expiry =
+        LatenessGate.expiry(window.maxTimestamp().getMillis(), read(progressState).cleanupMillis());
+    boolean last = fire.getCurrentRelativeTime().getMillis() > expiry;
     fireIfPending(
-        key, window, new BeamBagState(memory, memorySize, manifest), progressState, last, out);
+        key,
+        window,
+        new BeamBagState(memory, memorySize, manifest),
+        progressState,
+        last,
+        out.get(resultsTag));
   }
 
   @OnTimer(PURGE)
@@ -226,11 +300,11 @@ final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
       @StateId(MEMORY_SIZE) ValueState<KV<Long, Long>> memorySize,
       @StateId(MANIFEST) BagState<String> manifest,
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
-      OutputReceiver<KV<K, O>> out) {
+      MultiOutputReceiver out) {
     readAllLater(memory, memorySize, manifest, progressState);
     BeamBagState state = new BeamBagState(memory, memorySize, manifest);
     // Timers due at once may fire in any order: a pending pane goes out before the purge.
-    fireIfPending(key, window, state, progressState, true, out);
+    fireIfPending(key, window, state, progressState, true, out.get(resultsTag));
     TieredBag<V> bag = bag(key, window, state, Priority.DESTAGE);
     if (settings.purgeDelay().getMillis() > 0) {
       BLOCKS_PURGED.inc(bag.blocks().size());
@@ -246,17 +320,6 @@ final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
       }
     }
     progressState.clear();
-  }
-
-  /**
-   * The end of a window's allowed lateness, clamped to the end of the global window as Beam clamps
-   * a window's expiry, so that a lateness reaching the end of time ("never drop") is valid.
-   */
-  private Instant expiry(BoundedWindow window) {
-    long end = window.maxTimestamp().getMillis();
-    long max = GlobalWindow.INSTANCE.maxTimestamp().getMillis();
-    long lateness = settings.allowedLateness().getMillis();
-    return new Instant(lateness >= max - end ? max : end + lateness);
   }
 
   private void fireIfPending(
@@ -369,6 +432,12 @@ final class TieredWindowDoFn<K, V, O> extends DoFn<KV<K, V>, KV<K, O>> {
     memorySize.readLater();
     manifest.readLater();
     progress.readLater();
+  }
+
+  /** The input as a value with its gate's decisions (none without a gate). */
+  @SuppressWarnings("unchecked") // I is Admitted<V> behind a gate, V without one
+  private Admitted<V> admitted(I input) {
+    return gated ? (Admitted<V>) input : new Admitted<>((V) input, null);
   }
 
   private static WindowProgress read(ValueState<WindowProgress> state) {

@@ -10,20 +10,24 @@ import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 
 /**
  * Where one key's window stands: how many panes it has fired, how many elements it holds, whether
- * some arrived since the last pane, and whether its first element came after the watermark had
- * passed the window's end (then, as in Beam, even its first pane is late).
+ * some arrived since the last pane, whether its first element came after the watermark had passed
+ * the window's end (then, as in Beam, even its first pane is late), and its cleanup bound
+ * (milliseconds after its end; fixed by its first element).
  */
-record WindowProgress(long panes, long elements, boolean pending, boolean startedLate) {
-  static final WindowProgress EMPTY = new WindowProgress(0, 0, false, false);
+record WindowProgress(
+    long panes, long elements, boolean pending, boolean startedLate, long cleanupMillis) {
+  static final WindowProgress EMPTY = new WindowProgress(0, 0, false, false, 0);
 
-  /** After an element arrived, late or not. */
-  WindowProgress withElement(boolean late) {
-    return new WindowProgress(panes, elements + 1, true, elements == 0 ? late : startedLate);
+  /** After an element arrived, late or not; the first one sets the cleanup bound. */
+  WindowProgress withElement(boolean late, long cleanup) {
+    return elements == 0
+        ? new WindowProgress(panes, 1, true, late, cleanup)
+        : new WindowProgress(panes, elements + 1, true, startedLate, cleanupMillis);
   }
 
   /** After a pane fired. */
   WindowProgress fired() {
-    return new WindowProgress(panes + 1, elements, false, startedLate);
+    return new WindowProgress(panes + 1, elements, false, startedLate, cleanupMillis);
   }
 
   /** The Beam pane of the next firing. */
@@ -43,12 +47,17 @@ record WindowProgress(long panes, long elements, boolean pending, boolean starte
       LONG.encode(value.elements(), out);
       BOOLEAN.encode(value.pending(), out);
       BOOLEAN.encode(value.startedLate(), out);
+      LONG.encode(value.cleanupMillis(), out);
     }
 
     @Override
     public WindowProgress decode(InputStream in) throws IOException {
       return new WindowProgress(
-          LONG.decode(in), LONG.decode(in), BOOLEAN.decode(in), BOOLEAN.decode(in));
+          LONG.decode(in),
+          LONG.decode(in),
+          BOOLEAN.decode(in),
+          BOOLEAN.decode(in),
+          LONG.decode(in));
     }
 
     @Override

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The module's layers: the API ({@code dev.eventide.tiering}: {@code TieredWindow}, {@code
  * WindowFunction}, {@code TieringMetrics}), the block store SPI ({@code store}) that depends on
- * nothing else here, and the internals ({@code internal.*}), with no package cycles.
+ * nothing else here, the internals ({@code internal.*}), and the Beam-free lateness core ({@code
+ * lateness}: predictive cleanup and the staleness planner), with no package cycles.
  */
 class ArchitectureTest {
   private static final JavaClasses MAIN =
@@ -43,6 +44,18 @@ class ArchitectureTest {
         .should()
         .dependOnClassesThat()
         .resideInAPackage("dev.eventide.tiering")
+        .check(MAIN);
+  }
+
+  @Test
+  void theLatenessCoreIsPlainJava() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.eventide.tiering.lateness..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "org.apache.beam..", "dev.eventide.tiering", "dev.eventide.tiering.internal..")
         .check(MAIN);
   }
 }

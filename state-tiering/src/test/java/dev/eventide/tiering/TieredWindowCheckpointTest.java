@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
@@ -76,6 +77,8 @@ class TieredWindowCheckpointTest {
   @Test
   void aFailedTaskRecoversFromItsCheckpointWithTheSameFinalResults() {
     // Lateness of at most two windows and three allowed: no event is dropped, whatever the timing.
+    // The source holds before the failing event until a checkpoint covers the events before it:
+    // the restore is from mid-run on a machine of any speed, with no wall-clock pacing.
     LateEventGenerator events =
         LateEventGenerator.builder()
             .setEvents(600)
@@ -94,7 +97,7 @@ class TieredWindowCheckpointTest {
 
     Pipeline p = Pipeline.create(options);
     TieredVsNative.keyed(
-            p.apply(LateEventSource.paced(events, Duration.millis(60)))
+            p.apply(LateEventSource.heldUntilCheckpoint(events, UUID.randomUUID().toString(), 449))
                 .apply(ParDo.of(new FailOnce(events.arrivalTime(449)))))
         .apply(
             TieredWindow.of(FixedWindows.of(WINDOW), new Summary())

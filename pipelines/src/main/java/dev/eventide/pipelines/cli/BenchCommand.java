@@ -27,7 +27,8 @@ import picocli.CommandLine.Option;
     subcommands = {
       BenchCommand.Transforms.class,
       BenchTrendsCommand.class,
-      BenchTieringCommand.class
+      BenchTieringCommand.class,
+      BenchStalenessCommand.class
     })
 final class BenchCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -66,12 +66,31 @@ public final class StalenessPlanner implements Serializable {
       return new long[0];
     }
     Distribution f = Distribution.of(cleanupMillis, latenessMillis);
-    int fewest = greedy(f, bound).length;
+    return balanced(f, greedy(f, bound).length, bound);
+  }
+
+  /**
+   * The plan of {@code executions} executions (the last at {@code cleanupMillis}) whose largest
+   * staleness is the lowest any such plan has: what {@link #plan} balances to, for a given count.
+   */
+  public static long[] planWithExecutions(
+      int executions, long cleanupMillis, long[] latenessMillis) {
+    if (executions < 1 || cleanupMillis <= 0) {
+      throw new IllegalArgumentException(
+          "a plan needs executions >= 1 and a cleanup bound > 0, but was "
+              + executions
+              + " and "
+              + cleanupMillis);
+    }
+    return balanced(Distribution.of(cleanupMillis, latenessMillis), executions, 1);
+  }
+
+  /** Bisection: the lowest bound that {@code count} executions keep, and their plan for it. */
+  private static long[] balanced(Distribution f, int count, double high) {
     double low = 0;
-    double high = bound;
     for (int i = 0; i < 60 && high - low > 1e-12; i++) {
       double mid = (low + high) / 2;
-      if (countWithin(f, mid, fewest) <= fewest) {
+      if (countWithin(f, mid, count) <= count) {
         high = mid;
       } else {
         low = mid;

@@ -5,15 +5,20 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.CustomCoder;
+import org.apache.beam.sdk.coders.NullableCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.io.Read;
 import org.apache.beam.sdk.io.UnboundedSource;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -32,17 +37,41 @@ import org.joda.time.Instant;
 public final class LateEventSource extends UnboundedSource<LateEvent, LateEventSource.Position> {
   private static final long serialVersionUID = 1L;
 
+  /** Per hold id, the most events a finalized checkpoint of such a source covered (one JVM). */
+  private static final Map<String, Long> FINALIZED = new ConcurrentHashMap<>();
+
   private final LateEventGenerator generator;
   private final Duration pause;
+  private final @Nullable String holdId;
+  private final long holdAt;
 
-  private LateEventSource(LateEventGenerator generator, Duration pause) {
+  private LateEventSource(
+      LateEventGenerator generator, Duration pause, @Nullable String holdId, long holdAt) {
     this.generator = generator;
     this.pause = pause;
+    this.holdId = holdId;
+    this.holdAt = holdAt;
   }
 
   /** Returns a source of the events of {@code generator}. */
   public static LateEventSource of(LateEventGenerator generator) {
-    return new LateEventSource(generator, Duration.ZERO);
+    return new LateEventSource(generator, Duration.ZERO, null, -1);
+  }
+
+  /**
+   * Returns a transform that reads the events of {@code generator} and holds before event {@code
+   * index} (0-based) until the runner has completed a checkpoint that covers every event before it,
+   * so that a failure injected at that event restores from a checkpoint taken mid-run, however slow
+   * the machine. {@code holdId} names the hold (unique per test run); the runner must finalize
+   * checkpoints in this JVM (embedded Flink with checkpointing on).
+   */
+  public static Read.Unbounded<LateEvent> heldUntilCheckpoint(
+      LateEventGenerator generator, String holdId, long index) {
+    if (index < 0 || index >= generator.events()) {
+      throw new IllegalArgumentException(
+          "the hold must be at one of the " + generator.events() + " events, but was " + index);
+    }
+    return Read.from(new LateEventSource(generator, Duration.ZERO, holdId, index));
   }
 
   /** Returns a transform that reads the events of {@code generator}. */
@@ -61,7 +90,7 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
     if (pause.isShorterThan(Duration.ZERO)) {
       throw new IllegalArgumentException("pause must be >= 0, but was " + pause);
     }
-    return Read.from(new LateEventSource(generator, pause));
+    return Read.from(new LateEventSource(generator, pause, null, -1));
   }
 
   public LateEventGenerator generator() {
@@ -101,15 +130,22 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
         .add(DisplayData.item("watermarkPeriod", g.watermarkPeriod()))
         .add(DisplayData.item("keys", g.keys()))
         .add(DisplayData.item("seed", g.seed()))
-        .add(DisplayData.item("pause", pause));
+        .add(DisplayData.item("pause", pause))
+        .addIfNotNull(DisplayData.item("holdId", holdId))
+        .addIfNotDefault(DisplayData.item("holdAt", holdAt), -1L);
   }
 
-  /** How many events a reader had emitted; nothing to finalize, the stream is regenerated. */
+  /**
+   * How many events a reader had emitted; the stream is regenerated on restore, so finalizing only
+   * records, for a held source, how far completed checkpoints reach.
+   */
   public static final class Position implements UnboundedSource.CheckpointMark {
     private final long consumed;
+    private final @Nullable String holdId;
 
-    Position(long consumed) {
+    Position(long consumed, @Nullable String holdId) {
       this.consumed = consumed;
+      this.holdId = holdId;
     }
 
     public long consumed() {
@@ -117,20 +153,26 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
     }
 
     @Override
-    public void finalizeCheckpoint() {}
+    public void finalizeCheckpoint() {
+      if (holdId != null) {
+        FINALIZED.merge(holdId, consumed, Math::max);
+      }
+    }
   }
 
   private static final class PositionCoder extends CustomCoder<Position> {
     static final PositionCoder INSTANCE = new PositionCoder();
+    private static final Coder<String> ID = NullableCoder.of(StringUtf8Coder.of());
 
     @Override
     public void encode(Position value, OutputStream out) throws IOException {
       VarLongCoder.of().encode(value.consumed, out);
+      ID.encode(value.holdId, out);
     }
 
     @Override
     public Position decode(InputStream in) throws IOException {
-      return new Position(VarLongCoder.of().decode(in));
+      return new Position(VarLongCoder.of().decode(in), ID.decode(in));
     }
   }
 
@@ -166,6 +208,9 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
           return false;
         }
         next = events.next();
+      }
+      if (consumed == source.holdAt && FINALIZED.getOrDefault(source.holdId, -1L) < source.holdAt) {
+        return false; // until a checkpoint covers every event before the hold
       }
       if (source.pause.getMillis() > 0
           && current != null
@@ -216,7 +261,7 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
 
     @Override
     public Position getCheckpointMark() {
-      return new Position(consumed);
+      return new Position(consumed, source.holdId);
     }
 
     @Override

@@ -39,8 +39,8 @@ import org.joda.time.Instant;
  * makes it a {@link DeadLetter}.
  *
  * <p>It observes the lateness of every late value (including values beyond any bound) for the
- * {@link LatenessModel}, whose sample lives in two generations of Beam bag state (appended, never
- * rewritten), and keeps the key's {@link CleanupSchedule}: the bound and {@link StalenessPlanner}
+ * {@link LatenessModel}, whose sample lives in two generations of Beam bag state (appended to;
+ * copied once when the current generation becomes the previous one), and keeps the key's {@link CleanupSchedule}: the bound and {@link StalenessPlanner}
  * plan for windows that are not created yet. A window keeps its terms for life. The model learns
  * per key.
  *

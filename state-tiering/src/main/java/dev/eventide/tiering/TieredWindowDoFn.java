@@ -214,9 +214,10 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
     if (progress.elements() > 0) {
       cleanup = progress.cleanupMillis();
     }
-    if (watermark.getMillis() > LatenessGate.expiry(end.getMillis(), cleanup)) {
+    if (gated && watermark.getMillis() > LatenessGate.expiry(end.getMillis(), cleanup)) {
       // Past the window's cleanup bound here though the gate admitted it: never into a purged
-      // window. (The gate's watermark is ahead of this step's, so this should not happen.)
+      // window. (The gate's watermark is ahead of this step's, so this should not happen; without
+      // a gate, Beam drops what is past the allowed lateness before this step.)
       DEAD_LETTERS.inc();
       out.get(LatenessGate.<K, V>deadLetters())
           .output(

@@ -78,8 +78,7 @@ class PredictiveCleanupDifferentialTest {
             ? SlidingWindows.of(WINDOW).every(Duration.standardSeconds(5))
             : FixedWindows.of(WINDOW);
     LateEventGenerator events =
-        TieredVsNative.stream(seed, 0.4)
-            .toBuilder()
+        TieredVsNative.stream(seed, 0.4).toBuilder()
             .setEvents(runner == TestRunner.FLINK ? 400 : 800) // a gated replay costs per advance
             .build();
     Pipeline p = Pipeline.create(TieredVsNative.options(runner));

@@ -25,8 +25,10 @@ import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,6 +42,15 @@ class TieredWindowCheckpointTest {
   private static final AtomicInteger FAILURES = new AtomicInteger();
   private static final AtomicInteger SEEN = new AtomicInteger();
   private static final Map<String, String> FINAL = new ConcurrentHashMap<>();
+  private static final Map<String, List<Long>> DEAD = new ConcurrentHashMap<>();
+
+  @BeforeEach
+  void reset() {
+    FAILURES.set(0);
+    SEEN.set(0);
+    FINAL.clear();
+    DEAD.clear();
+  }
 
   @TempDir Path blocks;
 
@@ -70,12 +81,37 @@ class TieredWindowCheckpointTest {
     }
   }
 
+  /** Keeps each window's dead letters. */
+  private static final class KeepDead extends DoFn<DeadLetter<Integer, Long>, Void> {
+    @ProcessElement
+    public void process(@Element DeadLetter<Integer, Long> d) {
+      DEAD.computeIfAbsent(
+              d.key() + "@" + d.window(),
+              w -> java.util.Collections.synchronizedList(new ArrayList<>()))
+          .add(d.value());
+    }
+  }
+
   private static long count(String summary) {
     return Long.parseLong(summary.substring(0, summary.indexOf(':')));
   }
 
   @Test
   void aFailedTaskRecoversFromItsCheckpointWithTheSameFinalResults() {
+    runAndFailOnce(false);
+  }
+
+  /**
+   * The same behind the lateness gate, with predictive cleanup learning and dead letters: the
+   * gate's model and schedule come back from the checkpoint with the windows, and each window's
+   * final result and dead letters together hold every event.
+   */
+  @Test
+  void withPredictiveCleanupEveryEventIsInAResultOrADeadLetterAfterRecovery() {
+    runAndFailOnce(true);
+  }
+
+  private void runAndFailOnce(boolean predictive) {
     // Lateness of at most two windows and three allowed: no event is dropped, whatever the timing.
     // The source holds before the failing event until a checkpoint covers the events before it:
     // the restore is from mid-run on a machine of any speed, with no wall-clock pacing.
@@ -96,32 +132,54 @@ class TieredWindowCheckpointTest {
     options.setExecutionRetryDelay(100L);
 
     Pipeline p = Pipeline.create(options);
-    TieredVsNative.keyed(
+    TieredWindow<Integer, Long, String> window =
+        TieredWindow.of(FixedWindows.of(WINDOW), new Summary())
+            .withAllowedLateness(WINDOW.multipliedBy(3))
+            .withStore(blocks.toUri().toString())
+            .withMemoryBucket(0, 1 << 20)
+            .withPurgeDelay(Duration.standardMinutes(10));
+    PCollection<KV<Integer, Long>> input =
+        TieredVsNative.keyed(
             p.apply(LateEventSource.heldUntilCheckpoint(events, UUID.randomUUID().toString(), 449))
-                .apply(ParDo.of(new FailOnce(events.arrivalTime(449)))))
-        .apply(
-            TieredWindow.of(FixedWindows.of(WINDOW), new Summary())
-                .withAllowedLateness(WINDOW.multipliedBy(3))
-                .withStore(blocks.toUri().toString())
-                .withMemoryBucket(0, 1 << 20)
-                .withPurgeDelay(Duration.standardMinutes(10)))
-        .apply(ParDo.of(new KeepFinal()));
+                .apply(ParDo.of(new FailOnce(events.arrivalTime(449)))));
+    if (predictive) {
+      TieredWindow.Result<Integer, Long, String> result =
+          input.apply(window.withPredictiveCleanup(0.6, 0.8).withDeadLetters());
+      result.results().apply(ParDo.of(new KeepFinal()));
+      result.deadLetters().apply(ParDo.of(new KeepDead()));
+    } else {
+      input.apply(window).apply(ParDo.of(new KeepFinal()));
+    }
     p.run().waitUntilFinish();
 
     assertEquals(
         2, FAILURES.get(), "the task failed once, and saw event 450 again after restoring");
     Map<String, List<Long>> expected = new TreeMap<>();
     for (LateEvent e : events) {
-      IntervalWindow window =
+      IntervalWindow w =
           new IntervalWindow(
               e.eventTime().minus(Math.floorMod(e.eventTime().getMillis(), WINDOW.getMillis())),
               WINDOW);
-      expected.computeIfAbsent(e.key() + "@" + window, w -> new ArrayList<>()).add(e.value());
+      expected.computeIfAbsent(e.key() + "@" + w, k -> new ArrayList<>()).add(e.value());
     }
     Map<String, String> expectedSummaries = new TreeMap<>();
-    expected.forEach(
-        (window, values) -> expectedSummaries.put(window, new Summary().apply(0, null, values)));
+    expected.forEach((w, values) -> expectedSummaries.put(w, new Summary().apply(0, null, values)));
+    Map<String, String> actual = new TreeMap<>();
+    for (String w : expected.keySet()) {
+      List<Long> values = new ArrayList<>(DEAD.getOrDefault(w, List.of()));
+      String result = FINAL.get(w);
+      if (result != null) {
+        String list = result.substring(result.indexOf('[') + 1, result.length() - 1);
+        for (String v : list.isBlank() ? new String[0] : list.split(", ")) {
+          values.add(Long.parseLong(v));
+        }
+      }
+      actual.put(w, new Summary().apply(0, null, values));
+    }
     assertTrue(expectedSummaries.size() > 20);
-    assertEquals(expectedSummaries, new TreeMap<>(FINAL));
+    assertEquals(expectedSummaries, actual);
+    if (predictive) {
+      assertTrue(!DEAD.isEmpty(), "the learned bounds sent some events to the dead letters");
+    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.eventide.pipelines.bench;
 
+import dev.eventide.tiering.lateness.LatenessModel;
 import dev.eventide.tiering.lateness.StalenessPlanner;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -10,11 +11,11 @@ import java.util.SplittableRandom;
 import java.util.function.ToLongFunction;
 
 /**
- * Aion's experiment Q4: the staleness trigger ({@link StalenessPlanner}) against a periodic
- * trigger (Δt: executions evenly spaced in time) and a count trigger (Δe: an execution every N/m
- * expected late values), over late-arrival distributions. Each plan is made from a learning sample
- * and judged on a held-out sample of the same distribution (what would really arrive), by the
- * largest staleness {@code t·n/(T·N)} between consecutive executions.
+ * Aion's experiment Q4: the staleness trigger ({@link StalenessPlanner}) against a periodic trigger
+ * (Δt: executions evenly spaced in time) and a count trigger (Δe: an execution every N/m expected
+ * late values), over late-arrival distributions. Each plan is made from a learning sample and
+ * judged on a held-out sample of the same distribution (what would really arrive), by the largest
+ * staleness {@code t·n/(T·N)} between consecutive executions.
  */
 public final class StalenessBenchmark {
 
@@ -35,6 +36,16 @@ public final class StalenessBenchmark {
 
     public String label() {
       return label;
+    }
+
+    /** {@code n} draws, some of them later than T (for the heavy tails). */
+    long[] uncut(int n, long cleanupMillis, long seed) {
+      SplittableRandom random = new SplittableRandom(seed);
+      long[] sample = new long[n];
+      for (int i = 0; i < n; i++) {
+        sample[i] = draw.next(random, cleanupMillis);
+      }
+      return sample;
     }
 
     /** {@code n} draws within (0, T], seeded. */
@@ -85,7 +96,10 @@ public final class StalenessBenchmark {
           Arrays.sort(sorted);
           yield evenly(
               executions,
-              i -> i == executions ? cleanupMillis : sorted[(int) ((long) sorted.length * i / executions) - 1]);
+              i ->
+                  i == executions
+                      ? cleanupMillis
+                      : sorted[(int) ((long) sorted.length * i / executions) - 1]);
         }
       };
     }
@@ -104,6 +118,14 @@ public final class StalenessBenchmark {
 
   /** The fewest executions with which a trigger keeps a bound, or -1 beyond the limit. */
   public record Fewest(Lateness lateness, Trigger trigger, double bound, int executions) {}
+
+  /**
+   * Predictive cleanup against the fixed bound (the allowed lateness T) over a run of windows: the
+   * fraction of late values within their window's bound, and how long window state is kept after
+   * the window's end, relative to T.
+   */
+  public record Cleanup(
+      Lateness lateness, double fixedCoverage, double predictedCoverage, double keptShare) {}
 
   private final long cleanupMillis;
   private final int learningSize;
@@ -162,6 +184,78 @@ public final class StalenessBenchmark {
       }
     }
     return rows;
+  }
+
+  /**
+   * Simulates predictive cleanup as {@code TieredWindow} runs it for one key: windows one after
+   * another, each with {@code lateValues} late values; a window's bound is the model's bound when
+   * it is created, over the most recent observations (two generations of half the sample); then its
+   * late values are observed. The first windows, before the model has spoken, count too.
+   */
+  public List<Cleanup> cleanup(
+      List<Lateness> distributions,
+      double coverage,
+      double confidence,
+      int windows,
+      int lateValues) {
+    List<Cleanup> rows = new ArrayList<>();
+    for (Lateness lateness : distributions) {
+      LatenessModel model =
+          LatenessModel.of(cleanupMillis, coverage, confidence, LatenessModel.DEFAULT_SAMPLE_SIZE);
+      long[] all = lateness.uncut(windows * lateValues, cleanupMillis, seed);
+      List<Long> previous = new ArrayList<>();
+      List<Long> current = new ArrayList<>();
+      long withinFixed = 0;
+      long withinPredicted = 0;
+      double kept = 0;
+      for (int w = 0; w < windows; w++) {
+        long[] sample = new long[previous.size() + current.size()];
+        int n = 0;
+        for (long x : previous) {
+          sample[n++] = x;
+        }
+        for (long x : current) {
+          sample[n++] = x;
+        }
+        long bound = model.bound(sample);
+        kept += bound / (double) cleanupMillis;
+        for (int i = 0; i < lateValues; i++) {
+          long x = all[w * lateValues + i];
+          withinFixed += x <= cleanupMillis ? 1 : 0;
+          withinPredicted += x <= bound ? 1 : 0;
+          current.add(x);
+          if (current.size() >= model.sampleSize() / 2) {
+            previous = current;
+            current = new ArrayList<>();
+          }
+        }
+      }
+      double values = (double) windows * lateValues;
+      rows.add(
+          new Cleanup(lateness, withinFixed / values, withinPredicted / values, kept / windows));
+    }
+    return rows;
+  }
+
+  /** Coverage of the fixed and the predicted bound, and the state kept with the predicted one. */
+  public static void printCleanup(List<Cleanup> rows, PrintWriter out) {
+    out.printf(
+        Locale.ROOT,
+        "%-7s %14s %18s %18s%n",
+        "dist",
+        "fixed covers",
+        "predicted covers",
+        "state kept vs T");
+    for (Cleanup r : rows) {
+      out.printf(
+          Locale.ROOT,
+          "%-7s %13.2f%% %17.2f%% %17.1f%%%n",
+          r.lateness().label(),
+          100 * r.fixedCoverage(),
+          100 * r.predictedCoverage(),
+          100 * r.keptShare());
+    }
+    out.flush();
   }
 
   /** The curve as a table: one row per distribution and count, with Δt/aion and Δe/aion. */
@@ -250,7 +344,10 @@ public final class StalenessBenchmark {
   private static int find(List<Fewest> rows, Fewest like, Trigger trigger) {
     return rows.stream()
         .filter(
-            r -> r.lateness() == like.lateness() && r.bound() == like.bound() && r.trigger() == trigger)
+            r ->
+                r.lateness() == like.lateness()
+                    && r.bound() == like.bound()
+                    && r.trigger() == trigger)
         .findFirst()
         .orElseThrow()
         .executions();

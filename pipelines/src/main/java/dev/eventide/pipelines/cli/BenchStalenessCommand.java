@@ -4,6 +4,7 @@ import dev.eventide.pipelines.bench.Charts;
 import dev.eventide.pipelines.bench.StalenessBenchmark;
 import dev.eventide.pipelines.bench.StalenessBenchmark.Lateness;
 import dev.eventide.pipelines.bench.StalenessBenchmark.Point;
+import dev.eventide.tiering.lateness.LatenessModel;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,7 +29,9 @@ import picocli.CommandLine.Option;
           + " uniform, exponential, log-normal and Pareto lateness; plans are made from a learning"
           + " sample and judged on a held-out one.",
       "Prints max staleness per count with the ratios to aion, then the fewest executions that"
-          + " keep bounds of 10%%, 5%% and 1%%; writes a PNG chart per distribution."
+          + " keep bounds of 10%%, 5%% and 1%%, then predictive cleanup against the fixed bound"
+          + " (the share of late values inside the bound, and how long state is kept); writes a PNG"
+          + " chart per distribution."
     })
 final class BenchStalenessCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -79,6 +82,29 @@ final class BenchStalenessCommand implements Callable<Integer> {
   long seed;
 
   @Option(
+      names = "--coverage",
+      defaultValue = "0.99",
+      paramLabel = "Q",
+      description =
+          "Predictive cleanup: the fraction of late values a bound should cover (default:"
+              + " ${DEFAULT-VALUE}).")
+  double coverage;
+
+  @Option(
+      names = "--confidence",
+      defaultValue = "0.95",
+      paramLabel = "C",
+      description = "Predictive cleanup: the confidence of that (default: ${DEFAULT-VALUE}).")
+  double confidence;
+
+  @Option(
+      names = "--cleanup-windows",
+      defaultValue = "2000",
+      paramLabel = "N",
+      description = "Predictive cleanup: windows simulated (default: ${DEFAULT-VALUE}).")
+  int cleanupWindows;
+
+  @Option(
       names = "--chart-dir",
       defaultValue = "eventide-output/bench",
       paramLabel = "DIR",
@@ -90,12 +116,20 @@ final class BenchStalenessCommand implements Callable<Integer> {
 
   private static final List<Double> BOUNDS = List.of(0.1, 0.05, 0.01);
 
+  private static final int LATE_VALUES_PER_WINDOW = 50;
+
   @Override
   public Integer call() throws Exception {
     CliChecks.atLeast("--max-executions", maxExecutions, 1);
     CliChecks.atLeast("--limit", limit, 1);
     CliChecks.atLeast("--learning-sample", learningSample, 10);
     CliChecks.atLeast("--held-out-sample", heldOutSample, 10);
+    CliChecks.atLeast("--cleanup-windows", cleanupWindows, 1);
+    try {
+      LatenessModel.of(CLEANUP_MILLIS, coverage, confidence, LatenessModel.DEFAULT_SAMPLE_SIZE);
+    } catch (IllegalArgumentException e) {
+      throw new EventideCli.UsageException("--coverage/--confidence: " + e.getMessage());
+    }
     CliFiles.checkWritableDirectory("--chart-dir", chartDir);
     List<Lateness> chosen = new ArrayList<>();
     for (String name : distributions) {
@@ -118,6 +152,16 @@ final class BenchStalenessCommand implements Callable<Integer> {
     StalenessBenchmark.printCurve(curve, out);
     out.println();
     StalenessBenchmark.printFewest(bench.fewest(chosen, BOUNDS, limit), limit, out);
+    out.println();
+    out.printf(
+        Locale.ROOT,
+        "predictive cleanup (coverage %.2f, confidence %.2f; %d windows of %d late values):%n",
+        coverage,
+        confidence,
+        cleanupWindows,
+        LATE_VALUES_PER_WINDOW);
+    StalenessBenchmark.printCleanup(
+        bench.cleanup(chosen, coverage, confidence, cleanupWindows, LATE_VALUES_PER_WINDOW), out);
     for (Lateness lateness : chosen) {
       XYSeriesCollection data = new XYSeriesCollection();
       for (StalenessBenchmark.Trigger trigger : StalenessBenchmark.Trigger.values()) {

@@ -42,11 +42,14 @@ class BenchStalenessCommandTest {
             "300",
             "--held-out-sample",
             "1000",
+            "--cleanup-windows",
+            "50",
             "--chart-dir",
             temp.toString());
     assertThat(out.toString(), code, equalTo(0));
     assertThat(out.toString(), containsString("Δt/aion"));
     assertThat(out.toString(), containsString("aion/deltat"));
+    assertThat(out.toString(), containsString("predicted covers"));
     assertThat(Files.size(temp.resolve("staleness-lnorm.png")) > 0, equalTo(true));
     assertThat(Files.size(temp.resolve("staleness-unif.png")) > 0, equalTo(true));
   }
@@ -62,6 +65,19 @@ class BenchStalenessCommandTest {
     assertThat(aion, lessThanOrEqualTo(executions(rows, Trigger.DELTA_E)));
   }
 
+  /**
+   * Predictive cleanup keeps window state for less than the fixed bound and still covers about the
+   * target share of late values (log-normal lateness, a target of 99%).
+   */
+  @Test
+  void predictiveCleanupKeepsLessStateAndCoversAboutTheTarget() {
+    StalenessBenchmark bench = new StalenessBenchmark(3_600_000, 1_000, 1_000, 5);
+    StalenessBenchmark.Cleanup row =
+        bench.cleanup(List.of(Lateness.LOG_NORMAL), 0.99, 0.95, 400, 50).get(0);
+    assertThat(row.keptShare() < 0.9, equalTo(true));
+    assertThat(row.predictedCoverage() >= 0.985, equalTo(true));
+  }
+
   private static int executions(List<Fewest> rows, Trigger trigger) {
     return rows.stream().filter(r -> r.trigger() == trigger).findFirst().orElseThrow().executions();
   }
@@ -72,7 +88,8 @@ class BenchStalenessCommandTest {
         List.of(
             new String[] {"bench", "staleness", "--distributions", "normal"},
             new String[] {"bench", "staleness", "--max-executions", "0"},
-            new String[] {"bench", "staleness", "--learning-sample", "3"})) {
+            new String[] {"bench", "staleness", "--learning-sample", "3"},
+            new String[] {"bench", "staleness", "--coverage", "1.5"})) {
       CommandLine cli = EventideCli.commandLine();
       StringWriter err = new StringWriter();
       cli.setOut(new PrintWriter(new StringWriter()));

@@ -110,4 +110,30 @@ class LateEventSourceTest {
     assertThat(read, equalTo(GENERATOR.generate()));
     assertThat("it paused at every watermark move", pauses > 0, is(true));
   }
+
+  @Test
+  void aHeldSourceWaitsForACheckpointCoveringTheEventsBeforeTheHold() throws Exception {
+    LateEventSource source =
+        (LateEventSource)
+            LateEventSource.heldUntilCheckpoint(
+                    GENERATOR, java.util.UUID.randomUUID().toString(), 10)
+                .getSource();
+    var reader = source.createReader(PipelineOptionsFactory.create(), null);
+    int read = 0;
+    for (boolean more = reader.start(); more; more = reader.advance()) {
+      read++;
+    }
+    assertThat("it stops before event 10", read, equalTo(10));
+    assertThat(reader.advance(), is(false));
+    // A checkpoint of fewer events does not open it; one that covers the ten does.
+    var early = source.createReader(PipelineOptionsFactory.create(), null);
+    early.start();
+    early.getCheckpointMark().finalizeCheckpoint();
+    assertThat(reader.advance(), is(false));
+    reader.getCheckpointMark().finalizeCheckpoint();
+    for (boolean more = reader.advance(); more; more = reader.advance()) {
+      read++;
+    }
+    assertThat(read, equalTo(400));
+  }
 }

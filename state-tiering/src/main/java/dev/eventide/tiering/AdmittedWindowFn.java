@@ -23,21 +23,30 @@ final class AdmittedWindowFn<K, V, W extends BoundedWindow>
   @Override
   public Collection<W> assignWindows(AssignContext c) throws Exception {
     KV<K, V> plain = KV.of(c.element().getKey(), c.element().getValue().value());
+    return assign(windows, plain, c.timestamp(), c.window());
+  }
+
+  /**
+   * The windows {@code windows} assigns {@code element} at {@code timestamp} from {@code window}.
+   */
+  static <W extends BoundedWindow> Collection<W> assign(
+      WindowFn<Object, W> windows, Object element, Instant timestamp, BoundedWindow window)
+      throws Exception {
     return windows.assignWindows(
         windows.new AssignContext() {
           @Override
           public Object element() {
-            return plain;
+            return element;
           }
 
           @Override
           public Instant timestamp() {
-            return c.timestamp();
+            return timestamp;
           }
 
           @Override
           public BoundedWindow window() {
-            return c.window();
+            return window;
           }
         });
   }

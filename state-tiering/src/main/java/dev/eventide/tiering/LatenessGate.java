@@ -7,7 +7,6 @@ import dev.eventide.tiering.lateness.LatenessModel;
 import dev.eventide.tiering.lateness.StalenessPlanner;
 import java.io.Serializable;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
@@ -40,9 +39,9 @@ import org.joda.time.Instant;
  *
  * <p>It observes the lateness of every late value (including values beyond any bound) for the
  * {@link LatenessModel}, whose sample lives in two generations of Beam bag state (appended to;
- * copied once when the current generation becomes the previous one), and keeps the key's {@link CleanupSchedule}: the bound and {@link StalenessPlanner}
- * plan for windows that are not created yet. A window keeps its terms for life. The model learns
- * per key.
+ * copied once when the current generation becomes the previous one), and keeps the key's {@link
+ * CleanupSchedule}: the bound and {@link StalenessPlanner} plan for windows that are not created
+ * yet. A window keeps its terms for life. The model learns per key.
  *
  * <p>A value it admits reaches the windowed step before that step's watermark passes the watermark
  * the value met here, so the windowed step never sees a value of a window it has purged.
@@ -136,7 +135,8 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<K, Admitted<V>>> {
     CleanupSchedule schedule = read == null ? CleanupSchedule.EMPTY : read;
     List<long[]> admitted = new ArrayList<>(2);
     int observations = 0;
-    for (BoundedWindow w : assign(element, timestamp)) {
+    for (BoundedWindow w :
+        AdmittedWindowFn.assign(windowFn, element, timestamp, GlobalWindow.INSTANCE)) {
       IntervalWindow window = (IntervalWindow) w;
       long end = window.maxTimestamp().getMillis();
       long start = window.start().getMillis();
@@ -219,26 +219,6 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<K, Admitted<V>>> {
       schedule = schedule.rolledOver();
     }
     return schedule;
-  }
-
-  private Collection<BoundedWindow> assign(KV<K, V> element, Instant timestamp) throws Exception {
-    return windowFn.assignWindows(
-        windowFn.new AssignContext() {
-          @Override
-          public Object element() {
-            return element;
-          }
-
-          @Override
-          public Instant timestamp() {
-            return timestamp;
-          }
-
-          @Override
-          public BoundedWindow window() {
-            return GlobalWindow.INSTANCE;
-          }
-        });
   }
 
   /** A window's end plus a bound, no later than the end of the global window (as Beam clamps). */

@@ -178,8 +178,5 @@ class TieredWindowCheckpointTest {
     }
     assertTrue(expectedSummaries.size() > 20);
     assertEquals(expectedSummaries, actual);
-    if (predictive) {
-      assertTrue(!DEAD.isEmpty(), "the learned bounds sent some events to the dead letters");
-    }
   }
 }

@@ -300,8 +300,9 @@ public abstract class TieredWindow<K, V, O>
    * log(1 − confidence) / log(coverage)} late values per key (299 for 0.99 and 0.95) before it
    * moves the bound; its state lives in Beam state and survives checkpoints.
    *
-   * <p>Cost: a keyed step in the global window before the windows (one state read per value, an
-   * append per late value, an estimate every quarter of those observations).
+   * <p>Cost: a keyed step in the global window before the windows (a read of a small state cell per
+   * value and a write when the value is the latest yet, an append per late value, an estimate over
+   * the sample every quarter of the minimum observations).
    *
    * @throws IllegalArgumentException unless both are strictly between 0 and 1
    */

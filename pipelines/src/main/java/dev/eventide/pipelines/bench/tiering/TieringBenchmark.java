@@ -81,6 +81,37 @@ public final class TieringBenchmark {
     return results;
   }
 
+  /** How often a line on the progress stream says that a run is still going. */
+  private static final long PROGRESS_SECONDS = 15;
+
+  /**
+   * Waits for a run's JVM, with a progress line every {@value #PROGRESS_SECONDS} s; false if it is
+   * still running at the timeout.
+   */
+  private boolean awaitWithProgress(Process process, Workload workload, Variant variant, int past)
+      throws InterruptedException {
+    long started = System.nanoTime();
+    while (true) {
+      long elapsed = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
+      long left = plan.timeoutSeconds() - elapsed;
+      if (left <= 0) {
+        return !process.isAlive();
+      }
+      if (process.waitFor(Math.min(left, PROGRESS_SECONDS), TimeUnit.SECONDS)) {
+        return true;
+      }
+      progress.printf(
+          Locale.ROOT,
+          "%s, %d past windows, %s: running for %d s (timeout %d s)%n",
+          workload.cliName(),
+          past,
+          variant.cliName(),
+          TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started),
+          plan.timeoutSeconds());
+      progress.flush();
+    }
+  }
+
   private Result runOne(Workload workload, Variant variant, int past)
       throws IOException, InterruptedException {
     Path scratch =
@@ -108,7 +139,7 @@ public final class TieringBenchmark {
     Path log = scratch.resolve("run.log");
     Process process =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    if (!process.waitFor(plan.timeoutSeconds(), TimeUnit.SECONDS)) {
+    if (!awaitWithProgress(process, workload, variant, past)) {
       process.destroyForcibly().waitFor();
       return new Result(
           workload, variant, past, "timeout after " + plan.timeoutSeconds() + " s", null);

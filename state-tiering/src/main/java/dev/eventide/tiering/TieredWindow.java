@@ -295,10 +295,10 @@ public abstract class TieredWindow<K, V, O>
    * lateness. A window keeps the bound it was created with; its state and blocks are deleted at its
    * end plus that bound.
    *
-   * <p>A value that comes after its window's bound is not lost: it goes to the dead letters ({@link
-   * #withDeadLetters()}), counted in the metric {@code deadLetters}. The model needs about {@code
-   * log(1 − confidence) / log(coverage)} late values per key (299 for 0.99 and 0.95) before it
-   * moves the bound; its state lives in Beam state and survives checkpoints.
+   * <p>A value that comes after its window's bound is counted in the metric {@code deadLetters}
+   * and, with {@link #withDeadLetters()}, handed out as a dead letter: apply that to lose none. The
+   * model needs about {@code log(1 − confidence) / log(coverage)} late values per key (299 for 0.99
+   * and 0.95) before it moves the bound; its state lives in Beam state and survives checkpoints.
    *
    * <p>Cost: a keyed step in the global window before the windows (a read of a small state cell per
    * value and a write when the value is the latest yet, an append per late value, an estimate over

@@ -26,9 +26,12 @@ import picocli.CommandLine.Option;
           + " windows, each variant in a JVM of its own with the same -Xmx: TieredWindow with and"
           + " without pre-staging (embedded Flink), Beam's windowing on the DirectRunner, on"
           + " embedded Flink with heap state and with RocksDB state.",
-      "Prints heap after GC (median, peak), whether a run ran out of memory, events/s (and the"
-          + " ratio to native Flink heap), ingestion rate and p50/p99 latency of late results;"
-          + " writes PNG charts of heap and throughput against past windows."
+      "Prints heap after GC (median, peak), the share of the run's time in GC pauses, whether"
+          + " a run ran out of memory (and of what), events/s (and the ratio to native Flink"
+          + " heap), ingestion rate and p50/p99 latency of late results; a run stopped at the"
+          + " timeout reports its last GC status. Writes PNG charts of heap and throughput"
+          + " against past windows. Every run's JVM has 256 MB of direct memory (embedded Flink's"
+          + " network buffers), apart from -Xmx."
     })
 final class BenchTieringCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -98,6 +101,16 @@ final class BenchTieringCommand implements Callable<Integer> {
   String maxHeap;
 
   @Option(
+      names = "--gc",
+      defaultValue = "g1",
+      paramLabel = "GC",
+      description =
+          "Garbage collector of every run's JVM: g1, or parallel, whose GC overhead limit ends a"
+              + " run that spends nearly all its time collecting with an out-of-memory error"
+              + " instead of letting it crawl on (default: ${DEFAULT-VALUE}).")
+  String gc;
+
+  @Option(
       names = "--timeout",
       defaultValue = "300",
       paramLabel = "SECONDS",
@@ -163,6 +176,13 @@ final class BenchTieringCommand implements Callable<Integer> {
     CliChecks.atLeast("--store-delay-ms", storeDelayMillis, 0);
     pastWindows.forEach(n -> CliChecks.atLeast("--past-windows", n, 0));
     checkHeap();
+    TieringBenchmark.Collector collector;
+    try {
+      collector = TieringBenchmark.Collector.valueOf(gc.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new EventideCli.UsageException(
+          "--gc: unknown collector '" + gc + "'; expected g1 or parallel");
+    }
     CliFiles.checkWritableDirectory("--chart-dir", chartDir);
     List<Workload> chosenWorkloads = new ArrayList<>();
     for (String name : workloads) {
@@ -190,6 +210,7 @@ final class BenchTieringCommand implements Callable<Integer> {
         lateFraction,
         storeDelayMillis,
         maxHeap,
+        collector,
         timeoutSeconds,
         Files.createTempDirectory("eventide-bench-tiering"));
   }

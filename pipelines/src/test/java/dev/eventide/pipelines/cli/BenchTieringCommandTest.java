@@ -40,12 +40,15 @@ class BenchTieringCommandTest {
             "6",
             "--xmx",
             "256m",
+            "--gc",
+            "parallel",
             "--chart-dir",
             temp.toString());
     assertThat(out.toString(), code, equalTo(0));
     assertThat(
         out.toString(),
-        matchesPattern("(?s).*bigrams +2 tiered +[0-9.]+MB +[0-9.]+MB +[0-9]+ +[0-9.]+x .*"));
+        matchesPattern(
+            "(?s).*bigrams +2 tiered +[0-9.]+MB +[0-9.]+MB +[0-9]+% +[0-9]+ +[0-9.]+x .*"));
     assertThat(out.toString(), containsString("native-flink-heap"));
     assertThat(Files.size(temp.resolve("tiering-bigrams-heap.png")) > 0, equalTo(true));
     assertThat(Files.size(temp.resolve("tiering-bigrams-throughput.png")) > 0, equalTo(true));
@@ -58,7 +61,8 @@ class BenchTieringCommandTest {
             new String[] {"bench", "tiering", "--variants", "bogus"},
             new String[] {"bench", "tiering", "--events-per-window", "70000"},
             new String[] {"bench", "tiering", "--workloads", "median"},
-            new String[] {"bench", "tiering", "--xmx", "lots"})) {
+            new String[] {"bench", "tiering", "--xmx", "lots"},
+            new String[] {"bench", "tiering", "--gc", "zgc"})) {
       CommandLine cli = EventideCli.commandLine();
       StringWriter err = new StringWriter();
       cli.setOut(new PrintWriter(new StringWriter()));

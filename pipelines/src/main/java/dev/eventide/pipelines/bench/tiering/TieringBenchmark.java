@@ -14,6 +14,8 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
@@ -26,6 +28,38 @@ public final class TieringBenchmark {
   /** The exit status of a JVM started with {@code -XX:+ExitOnOutOfMemoryError}. */
   private static final int OUT_OF_MEMORY_EXIT = 3;
 
+  /**
+   * The error a JVM prints when it runs out of memory, with what ran out ("Java heap space", "GC
+   * overhead limit exceeded", "Direct buffer memory"); not a stack frame that merely names it.
+   */
+  private static final Pattern OUT_OF_MEMORY =
+      Pattern.compile("java\\.lang\\.OutOfMemoryError: ?(.*)");
+
+  /**
+   * Direct memory of every run's JVM. It defaults to {@code -Xmx}, and embedded Flink allocates its
+   * network buffers there (a run with {@code -Xmx64m} failed at start-up for want of direct
+   * memory); fixed apart from the heap, it leaves the heap the one limit the runs compare.
+   */
+  private static final String MAX_DIRECT_MEMORY = "256m";
+
+  /** The garbage collector of every run's JVM. */
+  public enum Collector {
+    /** G1, the JVM's default on a machine with two or more cores. */
+    G1("-XX:+UseG1GC"),
+    /**
+     * The parallel collector: with its GC overhead limit (on by default) a JVM that spends over 98%
+     * of its time collecting and recovers under 2% of the heap fails with {@code OutOfMemoryError:
+     * GC overhead limit exceeded}, where G1 lets a heap that its live state nearly fills crawl on.
+     */
+    PARALLEL("-XX:+UseParallelGC");
+
+    private final String flag;
+
+    Collector(String flag) {
+      this.flag = flag;
+    }
+  }
+
   /** What the benchmark runs. */
   public record Plan(
       List<Workload> workloads,
@@ -36,6 +70,7 @@ public final class TieringBenchmark {
       double lateFraction,
       long storeDelayMillis,
       String maxHeap,
+      Collector collector,
       long timeoutSeconds,
       Path scratch) {}
 
@@ -131,6 +166,8 @@ public final class TieringBenchmark {
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx" + plan.maxHeap());
     command.add("-Xms" + plan.maxHeap());
+    command.add(plan.collector().flag);
+    command.add("-XX:MaxDirectMemorySize=" + MAX_DIRECT_MEMORY);
     command.add("-XX:+ExitOnOutOfMemoryError");
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
@@ -141,14 +178,26 @@ public final class TieringBenchmark {
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     if (!awaitWithProgress(process, workload, variant, past)) {
       process.destroyForcibly().waitFor();
+      String status =
+          Files.readAllLines(log, StandardCharsets.UTF_8).stream()
+              .map(GcStatus::describe)
+              .flatMap(Optional::stream)
+              .reduce((first, second) -> second)
+              .map(last -> " (" + last + ")")
+              .orElse("");
       return new Result(
-          workload, variant, past, "timeout after " + plan.timeoutSeconds() + " s", null);
+          workload, variant, past, "timeout after " + plan.timeoutSeconds() + " s" + status, null);
     }
     List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
     Optional<String> line = lines.stream().filter(l -> l.startsWith("RESULT ")).findFirst();
-    if (process.exitValue() == OUT_OF_MEMORY_EXIT
-        || lines.stream().anyMatch(l -> l.contains("OutOfMemoryError"))) {
-      return new Result(workload, variant, past, "out of memory", null);
+    Optional<String> outOfMemory = outOfMemory(lines);
+    if (process.exitValue() == OUT_OF_MEMORY_EXIT || outOfMemory.isPresent()) {
+      return new Result(
+          workload,
+          variant,
+          past,
+          "out of memory" + outOfMemory.map(what -> " (" + what + ")").orElse(""),
+          null);
     }
     if (process.exitValue() != 0 || line.isEmpty()) {
       String last = lines.isEmpty() ? "" : lines.get(lines.size() - 1);
@@ -167,20 +216,31 @@ public final class TieringBenchmark {
         new ObjectMapper().readTree(line.get().substring("RESULT ".length())));
   }
 
+  /** What ran out, if a run's output says that its JVM ran out of memory. */
+  static Optional<String> outOfMemory(List<String> lines) {
+    return lines.stream()
+        .map(OUT_OF_MEMORY::matcher)
+        .filter(Matcher::find)
+        .map(m -> m.group(1).trim())
+        .findFirst();
+  }
+
   /**
-   * Prints one row per run: heap after GC, events/s and their ratio to native Flink (heap),
-   * ingestion rate, latency of late results, and for TieredWindow the mean milliseconds a late
-   * firing waited on block reads and the pre-stage hits and misses.
+   * Prints one row per run: heap after GC, the share of the run's time in garbage collection,
+   * events/s and their ratio to native Flink (heap), ingestion rate, latency of late results, and
+   * for TieredWindow the mean milliseconds a late firing waited on block reads and the pre-stage
+   * hits and misses.
    */
   public static void printTable(List<Result> results, PrintWriter out) {
     out.printf(
         Locale.ROOT,
-        "%-8s %5s %-21s %9s %9s %10s %7s %9s %10s %10s %9s %s%n",
+        "%-8s %5s %-21s %9s %9s %5s %10s %7s %9s %10s %10s %9s %s%n",
         "workload",
         "past",
         "variant",
         "heap p50",
         "heap max",
+        "gc",
         "events/s",
         "vs heap",
         "ingest/s",
@@ -211,12 +271,13 @@ public final class TieringBenchmark {
               .orElse(Double.NaN);
       out.printf(
           Locale.ROOT,
-          "%-8s %5d %-21s %7.1fMB %7.1fMB %10.0f %7s %9.0f %8.0fms %8.0fms %9s %s%n",
+          "%-8s %5d %-21s %7.1fMB %7.1fMB %4.0f%% %10.0f %7s %9.0f %8.0fms %8.0fms %9s %s%n",
           r.workload().cliName(),
           r.pastWindows(),
           r.variant().cliName(),
           r.get("heapAfterGcMedianBytes") / 1e6,
           r.get("heapAfterGcPeakBytes") / 1e6,
+          100 * r.get("gcSeconds") / r.get("seconds"),
           r.get("eventsPerSecond"),
           Double.isNaN(baseline)
               ? "-"

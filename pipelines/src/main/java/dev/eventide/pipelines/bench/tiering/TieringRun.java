@@ -40,7 +40,9 @@ import org.joda.time.Duration;
  * One run of the tiering benchmark, in a JVM of its own (started by {@link TieringBenchmark}): the
  * workload on the variant with the given allowed lateness, measuring the heap after every garbage
  * collection (heap pools only), the rates, and how long late events took to show up in a result.
- * Prints one line, {@code RESULT <json>}, on standard output.
+ * Prints one line, {@code RESULT <json>}, on standard output, and while it runs a {@code STATUS}
+ * line every {@value #STATUS_SECONDS} s (see {@link GcStatus}), so that a run that does not end
+ * still says whether it was collecting garbage. A run that fails exits with status 1.
  */
 public final class TieringRun {
   /** The window of the stream (event time); at most one event per millisecond of it. */
@@ -54,6 +56,9 @@ public final class TieringRun {
   private static final List<Long> LATE_LATENCIES_MICROS =
       Collections.synchronizedList(new ArrayList<>());
   private static final List<Long> HEAP_AFTER_GC = Collections.synchronizedList(new ArrayList<>());
+
+  /** How often a run prints a {@code STATUS} line (its recent garbage-collection share). */
+  static final long STATUS_SECONDS = 15;
 
   /** The settings of a run, as the parent passes them. */
   public record Settings(
@@ -112,9 +117,20 @@ public final class TieringRun {
 
   private TieringRun() {}
 
-  public static void main(String[] args) throws Exception {
-    Settings settings = Settings.fromArgs(args);
+  public static void main(String[] args) {
+    try {
+      run(Settings.fromArgs(args));
+    } catch (Throwable t) {
+      // Embedded Flink leaves non-daemon threads behind: without an exit a failed run would hang
+      // until the parent's timeout.
+      t.printStackTrace();
+      System.exit(1);
+    }
+  }
+
+  private static void run(Settings settings) throws Exception {
     watchGarbageCollections();
+    GcStatus.start(STATUS_SECONDS);
     Pipeline p = Pipeline.create(options(settings));
     build(p, settings);
     long start = System.nanoTime();
@@ -134,6 +150,7 @@ public final class TieringRun {
     }
     Collections.sort(heap);
     out.put("garbageCollections", heap.size());
+    out.put("gcSeconds", GcStatus.collectionMillis() / 1000.0);
     out.put("heapAfterGcMedianBytes", heap.isEmpty() ? 0 : heap.get(heap.size() / 2));
     out.put("heapAfterGcPeakBytes", heap.isEmpty() ? 0 : heap.get(heap.size() - 1));
     List<Long> latencies;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.eventide.tiering.store.BlockStore;
 import dev.eventide.tiering.store.BlockStores;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The tiering benchmark's window functions. */
@@ -26,6 +27,34 @@ class TieringBenchmarkTest {
     assertThat(bigrams.newestArrivalNanos(), equalTo(50L));
     WindowResult average = Workload.AVERAGE.function().apply(0, null, readings);
     assertThat(average.answer(), equalTo("1.400"));
+  }
+
+  @Test
+  void anOutOfMemoryErrorIsToldFromAStackFrameThatNamesIt() {
+    assertThat(
+        TieringBenchmark.outOfMemory(
+            List.of(
+                "\tat org.apache.flink.util.ExceptionUtils.tryEnrichOutOfMemoryError("
+                    + "ExceptionUtils.java:136)",
+                "Caused by: java.lang.reflect.InaccessibleObjectException: Unable to make field")),
+        equalTo(Optional.empty()));
+    assertThat(
+        TieringBenchmark.outOfMemory(
+            List.of(
+                "RESULT-less log",
+                "Terminating due to java.lang.OutOfMemoryError: Java heap space")),
+        equalTo(Optional.of("Java heap space")));
+  }
+
+  @Test
+  void aStatusLineSaysHowMuchOfTheTimeWentToGarbageCollection() {
+    assertThat(
+        GcStatus.describe(GcStatus.line(93.4, 15, 79_100_000)),
+        equalTo(
+            Optional.of(
+                "in its last 15 s, 93% of the time in garbage collection, 79.1 MB of heap in"
+                    + " use")));
+    assertThat(GcStatus.describe("RESULT {}"), equalTo(Optional.empty()));
   }
 
   @Test

@@ -255,7 +255,13 @@ public abstract class TieredWindow<K, V, O>
     return toBuilder().setBootstrapFraction(fraction).build();
   }
 
-  /** Whether the first late value of a destaged window reads its blocks ahead (default true). */
+  /**
+   * Whether the first late value of a destaged window reads its blocks ahead (default true). The
+   * blocks read ahead stay in memory until the window's late pane fires, so while late values reach
+   * many windows between two watermark advances, about that many whole windows are in memory at
+   * once: with a long allowed lateness and a small heap, turn pre-staging off (the late pane then
+   * waits for its reads).
+   */
   public TieredWindow<K, V, O> withPrestaging(boolean enabled) {
     return toBuilder().setPrestaging(enabled).build();
   }

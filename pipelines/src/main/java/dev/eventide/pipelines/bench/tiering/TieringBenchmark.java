@@ -180,7 +180,7 @@ public final class TieringBenchmark {
       process.destroyForcibly().waitFor();
       String status =
           Files.readAllLines(log, StandardCharsets.UTF_8).stream()
-              .map(GcStatus::describe)
+              .map(RunStatus::describe)
               .flatMap(Optional::stream)
               .reduce((first, second) -> second)
               .map(last -> " (" + last + ")")
@@ -308,7 +308,7 @@ public final class TieringBenchmark {
           heap,
           "Aion "
               + workload.cliName()
-              + ": peak heap after GC (runs that ran out of memory"
+              + ": peak heap after GC (runs that did not finish"
               + " are missing)",
           "allowed lateness (past windows)",
           "MB",

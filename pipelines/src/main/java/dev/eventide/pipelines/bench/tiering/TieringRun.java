@@ -41,7 +41,7 @@ import org.joda.time.Duration;
  * workload on the variant with the given allowed lateness, measuring the heap after every garbage
  * collection (heap pools only), the rates, and how long late events took to show up in a result.
  * Prints one line, {@code RESULT <json>}, on standard output, and while it runs a {@code STATUS}
- * line every {@value #STATUS_SECONDS} s (see {@link GcStatus}), so that a run that does not end
+ * line every {@value #STATUS_SECONDS} s (see {@link RunStatus}), so that a run that does not end
  * still says whether it was collecting garbage. A run that fails exits with status 1.
  */
 public final class TieringRun {
@@ -53,6 +53,7 @@ public final class TieringRun {
 
   private static final AtomicLong FIRST_ARRIVAL = new AtomicLong(Long.MAX_VALUE);
   private static final AtomicLong LAST_ARRIVAL = new AtomicLong(Long.MIN_VALUE);
+  private static final AtomicLong EVENTS_READ = new AtomicLong();
   private static final List<Long> LATE_LATENCIES_MICROS =
       Collections.synchronizedList(new ArrayList<>());
   private static final List<Long> HEAP_AFTER_GC = Collections.synchronizedList(new ArrayList<>());
@@ -130,7 +131,8 @@ public final class TieringRun {
 
   private static void run(Settings settings) throws Exception {
     watchGarbageCollections();
-    GcStatus.start(STATUS_SECONDS);
+    RunStatus.start(
+        STATUS_SECONDS, EVENTS_READ::get, (long) settings.eventsPerWindow() * settings.windows());
     Pipeline p = Pipeline.create(options(settings));
     build(p, settings);
     long start = System.nanoTime();
@@ -150,7 +152,7 @@ public final class TieringRun {
     }
     Collections.sort(heap);
     out.put("garbageCollections", heap.size());
-    out.put("gcSeconds", GcStatus.collectionMillis() / 1000.0);
+    out.put("gcSeconds", RunStatus.collectionMillis() / 1000.0);
     out.put("heapAfterGcMedianBytes", heap.isEmpty() ? 0 : heap.get(heap.size() / 2));
     out.put("heapAfterGcPeakBytes", heap.isEmpty() ? 0 : heap.get(heap.size() - 1));
     List<Long> latencies;
@@ -249,6 +251,7 @@ public final class TieringRun {
       long now = System.nanoTime();
       FIRST_ARRIVAL.accumulateAndGet(now, Math::min);
       LAST_ARRIVAL.accumulateAndGet(now, Math::max);
+      EVENTS_READ.incrementAndGet();
       out.output(KV.of(e.key(), new Reading(e.eventTime().getMillis(), e.value(), now)));
     }
   }

@@ -49,12 +49,12 @@ class TieringBenchmarkTest {
   @Test
   void aStatusLineSaysHowMuchOfTheTimeWentToGarbageCollection() {
     assertThat(
-        GcStatus.describe(GcStatus.line(93.4, 15, 79_100_000)),
+        RunStatus.describe(RunStatus.line(412_000, 2_400_000, 93.4, 15, 79_100_000)),
         equalTo(
             Optional.of(
-                "in its last 15 s, 93% of the time in garbage collection, 79.1 MB of heap in"
-                    + " use")));
-    assertThat(GcStatus.describe("RESULT {}"), equalTo(Optional.empty()));
+                "412,000 of 2,400,000 events read; in its last 15 s, 93% of the time in garbage"
+                    + " collection, 79.1 MB of heap in use")));
+    assertThat(RunStatus.describe("RESULT {}"), equalTo(Optional.empty()));
   }
 
   @Test

@@ -2,7 +2,7 @@ package dev.eventide.tiering;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.eventide.testing.lateness.LateEventGenerator;
+import dev.eventide.generators.LateEventGenerator;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.tiering.TieredVsNative.Summary;
 import java.util.ArrayList;

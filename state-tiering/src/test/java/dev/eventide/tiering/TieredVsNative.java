@@ -2,9 +2,10 @@ package dev.eventide.tiering;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.eventide.testing.lateness.LateEvent;
-import dev.eventide.testing.lateness.LateEventGenerator;
+import dev.eventide.generators.LateEvent;
+import dev.eventide.generators.LateEventGenerator;
 import dev.eventide.testing.runners.TestRunner;
+import dev.eventide.testing.streams.LateEventStreams;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -127,8 +128,8 @@ final class TieredVsNative {
       Pipeline p, TestRunner runner, LateEventGenerator generator) {
     PCollection<LateEvent> events =
         runner.honorsTestStreamWatermarks()
-            ? p.apply(generator.toTestStream())
-            : p.apply(generator.toGatedReplay());
+            ? p.apply(LateEventStreams.testStream(generator))
+            : p.apply(LateEventStreams.gatedReplay(generator));
     return keyed(events);
   }
 

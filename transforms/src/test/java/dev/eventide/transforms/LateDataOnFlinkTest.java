@@ -2,10 +2,10 @@ package dev.eventide.transforms;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.eventide.testing.lateness.LateEvent;
-import dev.eventide.testing.lateness.LateEventGenerator;
-import dev.eventide.testing.lateness.LateEventSource;
-import dev.eventide.testing.lateness.LatenessDistribution;
+import dev.eventide.generators.LateEvent;
+import dev.eventide.generators.LateEventGenerator;
+import dev.eventide.generators.LateEventSource;
+import dev.eventide.generators.LatenessDistribution;
 import dev.eventide.testing.runners.OnEachRunner;
 import dev.eventide.testing.runners.PipelineMetrics;
 import dev.eventide.testing.runners.TestRunner;

@@ -1,9 +1,9 @@
 package dev.eventide.pipelines.average;
 
 import com.google.auto.value.AutoValue;
-import dev.eventide.testing.lateness.LateEvent;
-import dev.eventide.testing.lateness.LateEventGenerator;
-import dev.eventide.testing.lateness.LateEventSource;
+import dev.eventide.generators.LateEvent;
+import dev.eventide.generators.LateEventGenerator;
+import dev.eventide.generators.LateEventSource;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.GroupByKey;

@@ -1,6 +1,6 @@
 package dev.eventide.pipelines.average;
 
-import dev.eventide.testing.lateness.LateEvent;
+import dev.eventide.generators.LateEvent;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;

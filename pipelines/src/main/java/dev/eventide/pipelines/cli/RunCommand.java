@@ -1,12 +1,13 @@
 package dev.eventide.pipelines.cli;
 
+import dev.eventide.generators.LateEventGenerator;
+import dev.eventide.generators.LatenessDistribution;
+import dev.eventide.pipelines.PipelineCounters;
 import dev.eventide.pipelines.average.AveragePipeline;
 import dev.eventide.pipelines.average.AverageReport;
 import dev.eventide.pipelines.options.RunnerSelection;
 import dev.eventide.pipelines.ridesharing.RideSharing;
 import dev.eventide.pipelines.ridesharing.RideStream;
-import dev.eventide.testing.lateness.LateEventGenerator;
-import dev.eventide.testing.lateness.LatenessDistribution;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URISyntaxException;
@@ -28,10 +29,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
-import org.apache.beam.sdk.metrics.MetricNameFilter;
-import org.apache.beam.sdk.metrics.MetricQueryResults;
-import org.apache.beam.sdk.metrics.MetricResult;
-import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.joda.time.Duration;
 import picocli.CommandLine;
@@ -485,21 +482,7 @@ final class RunCommand implements Callable<Integer> {
 
   private static Optional<Long> counter(PipelineResult result, String name) {
     try {
-      MetricQueryResults metrics =
-          result
-              .metrics()
-              .queryMetrics(
-                  MetricsFilter.builder()
-                      .addNameFilter(
-                          MetricNameFilter.named(AveragePipeline.METRICS_NAMESPACE, name))
-                      .build());
-      long total = 0;
-      boolean found = false;
-      for (MetricResult<Long> c : metrics.getCounters()) {
-        total += c.getAttempted();
-        found = true;
-      }
-      return found ? Optional.of(total) : Optional.of(0L);
+      return Optional.of(PipelineCounters.sum(result, AveragePipeline.METRICS_NAMESPACE, name));
     } catch (UnsupportedOperationException e) {
       return Optional.empty();
     }

@@ -4,9 +4,9 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.greaterThan;
 
-import dev.eventide.testing.lateness.LateEvent;
-import dev.eventide.testing.lateness.LateEventGenerator;
-import dev.eventide.testing.lateness.LatenessDistribution;
+import dev.eventide.generators.LateEvent;
+import dev.eventide.generators.LateEventGenerator;
+import dev.eventide.generators.LatenessDistribution;
 import dev.eventide.testing.runners.OnEachRunner;
 import java.nio.file.Path;
 import java.util.Map;

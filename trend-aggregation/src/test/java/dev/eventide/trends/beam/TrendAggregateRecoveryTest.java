@@ -3,9 +3,9 @@ package dev.eventide.trends.beam;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.eventide.testing.lateness.LateEvent;
-import dev.eventide.testing.lateness.LateEventGenerator;
-import dev.eventide.testing.lateness.LateEventSource;
+import dev.eventide.generators.LateEvent;
+import dev.eventide.generators.LateEventGenerator;
+import dev.eventide.generators.LateEventSource;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.RandomWorkloads;
 import dev.eventide.trends.TrendResult;

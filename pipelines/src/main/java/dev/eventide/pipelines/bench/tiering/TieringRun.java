@@ -1,10 +1,10 @@
 package dev.eventide.pipelines.bench.tiering;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.eventide.testing.lateness.LateEvent;
-import dev.eventide.testing.lateness.LateEventGenerator;
-import dev.eventide.testing.lateness.LateEventSource;
-import dev.eventide.testing.lateness.LatenessDistribution;
+import dev.eventide.generators.LateEvent;
+import dev.eventide.generators.LateEventGenerator;
+import dev.eventide.generators.LateEventSource;
+import dev.eventide.generators.LatenessDistribution;
 import dev.eventide.tiering.TieredWindow;
 import dev.eventide.tiering.TieringMetrics;
 import java.nio.file.Path;

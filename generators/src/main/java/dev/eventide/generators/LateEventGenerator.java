@@ -1,14 +1,11 @@
-package dev.eventide.testing.lateness;
+package dev.eventide.generators;
 
 import com.google.auto.value.AutoValue;
-import dev.eventide.testing.streams.GatedReplay;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
-import org.apache.beam.sdk.testing.TestStream;
-import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.commons.math3.random.RandomGenerator;
 import org.apache.commons.math3.random.Well19937c;
 import org.joda.time.Duration;
@@ -25,8 +22,8 @@ import org.joda.time.Instant;
  * watermark moves to the start of the current period, so an event is late exactly when its event
  * time is before the period in which it arrives. Each event records the watermark it arrived under.
  *
- * <p>The same configuration always yields the same events, whether read through {@link
- * #iterator()}, {@link #toTestStream()} or {@link LateEventSource}.
+ * <p>The same configuration always yields the same events, whether read through {@link #iterator()}
+ * or {@link LateEventSource} (tests also replay it as a {@code TestStream}).
  */
 @AutoValue
 public abstract class LateEventGenerator implements Serializable, Iterable<LateEvent> {
@@ -171,57 +168,6 @@ public abstract class LateEventGenerator implements Serializable, Iterable<LateE
     List<LateEvent> out = new ArrayList<>();
     forEach(out::add);
     return out;
-  }
-
-  /**
-   * The stream as a {@link GatedReplay}: the same events and watermarks as {@link #toTestStream()},
-   * for a runner whose {@code TestStream} lets events overtake watermarks (Flink). Each watermark
-   * reaches the source's consumers before any later event, so the events meant to be late are late
-   * however loaded the machine is.
-   */
-  public GatedReplay<LateEvent> toGatedReplay() {
-    GatedReplay.Builder<LateEvent> replay = GatedReplay.builder(LateEvent.EventCoder.of());
-    Instant watermark = null;
-    for (LateEvent event : this) {
-      if (!event.watermark().equals(watermark)) {
-        replay.advanceWatermarkTo(event.watermark());
-        watermark = event.watermark();
-      }
-      replay.add(event, event.eventTime());
-    }
-    return replay.build();
-  }
-
-  /**
-   * Returns the events as a {@link TestStream} in arrival order, timestamped with their event
-   * times, with the watermark advanced as the generator's periodic watermark moves and to infinity
-   * after the last event.
-   */
-  public TestStream<LateEvent> toTestStream() {
-    TestStream.Builder<LateEvent> stream = TestStream.create(LateEvent.EventCoder.of());
-    Instant watermark = null;
-    List<TimestampedValue<LateEvent>> batch = new ArrayList<>();
-    for (LateEvent event : this) {
-      if (!event.watermark().equals(watermark)) {
-        stream = flush(stream, batch);
-        stream = stream.advanceWatermarkTo(event.watermark());
-        watermark = event.watermark();
-      }
-      batch.add(TimestampedValue.of(event, event.eventTime()));
-    }
-    return flush(stream, batch).advanceWatermarkToInfinity();
-  }
-
-  private static TestStream.Builder<LateEvent> flush(
-      TestStream.Builder<LateEvent> stream, List<TimestampedValue<LateEvent>> batch) {
-    if (batch.isEmpty()) {
-      return stream;
-    }
-    TestStream.Builder<LateEvent> next =
-        stream.addElements(
-            batch.get(0), batch.subList(1, batch.size()).toArray(new TimestampedValue[0]));
-    batch.clear();
-    return next;
   }
 
   /**

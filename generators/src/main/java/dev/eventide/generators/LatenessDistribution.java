@@ -1,4 +1,4 @@
-package dev.eventide.testing.lateness;
+package dev.eventide.generators;
 
 import java.io.Serializable;
 import java.util.ArrayList;

@@ -1,9 +1,12 @@
-package dev.eventide.testing.lateness;
+package dev.eventide.testing.streams;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.is;
 
+import dev.eventide.generators.LateEvent;
+import dev.eventide.generators.LateEventGenerator;
+import dev.eventide.generators.LateEventSource;
 import dev.eventide.testing.runners.OnEachRunner;
 import java.util.ArrayList;
 import java.util.List;

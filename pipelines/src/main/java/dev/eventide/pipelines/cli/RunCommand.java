@@ -3,11 +3,13 @@ package dev.eventide.pipelines.cli;
 import dev.eventide.generators.LateEventGenerator;
 import dev.eventide.generators.LatenessDistribution;
 import dev.eventide.pipelines.PipelineCounters;
-import dev.eventide.pipelines.average.AveragePipeline;
-import dev.eventide.pipelines.average.AverageReport;
+import dev.eventide.pipelines.aion.AionPipeline;
+import dev.eventide.pipelines.aion.AionWorkload;
+import dev.eventide.pipelines.aion.WindowReport;
 import dev.eventide.pipelines.options.RunnerSelection;
 import dev.eventide.pipelines.ridesharing.RideSharing;
 import dev.eventide.pipelines.ridesharing.RideStream;
+import dev.eventide.tiering.store.BlockStores;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URISyntaxException;
@@ -47,12 +49,18 @@ import picocli.CommandLine.Parameters;
       "",
       "WORKLOAD average: the Aion paper's average of random integers per tumbling window; an"
           + " event arriving at time a has event time a - k*window, k drawn from --lateness."
+          + " Windows are Eventide's TieredWindow (past windows spill to --store); --native runs"
+          + " Beam's own windowing instead.",
+      "WORKLOAD bigrams: the Aion paper's most frequent bigram per tumbling window (a value names"
+          + " one of 200 words), over the same stream.",
+      "WORKLOAD ridesharing: the HAMLET paper's ride-sharing trend queries on TrendAggregate."
     },
     sortOptions = false)
 final class RunCommand implements Callable<Integer> {
   /** The workloads {@code run} knows. */
   enum Workload {
     average,
+    bigrams,
     ridesharing
   }
 
@@ -143,6 +151,21 @@ final class RunCommand implements Callable<Integer> {
   String lateness;
 
   @Option(
+      names = "--native",
+      description =
+          "average, bigrams: Beam's own windowing (Window + GroupByKey, accumulating panes)"
+              + " instead of TieredWindow.")
+  boolean nativeWindowing;
+
+  @Option(
+      names = "--store",
+      paramLabel = "URI",
+      description =
+          "average, bigrams: TieredWindow's block store, file:///dir or gs://bucket/prefix"
+              + " (default: the blocks/ directory of --output).")
+  String store;
+
+  @Option(
       names = "--seed",
       paramLabel = "N",
       defaultValue = "42",
@@ -170,21 +193,32 @@ final class RunCommand implements Callable<Integer> {
     Path outputDirectory = prepareOutput();
     options.setJobName("eventide-" + workload + "-" + System.currentTimeMillis());
 
+    AionWorkload aion = AionWorkload.valueOf(workload.name().toUpperCase(Locale.ROOT));
+    String blockStore =
+        store != null
+            ? store
+            : outputDirectory.toAbsolutePath().resolve("blocks").toUri().toString();
     Pipeline pipeline = Pipeline.create(options);
-    AveragePipeline.build(
+    AionPipeline.build(
         pipeline,
-        AveragePipeline.Settings.of(
-            generator, allowedLateness, outputDirectory.toAbsolutePath().toString()));
+        AionPipeline.Settings.of(
+            aion,
+            generator,
+            allowedLateness,
+            nativeWindowing,
+            blockStore,
+            outputDirectory.toAbsolutePath().toString()));
 
     String runnerName = options.getRunner().getSimpleName();
     err.printf(
         Locale.ROOT,
-        "%s: %,d events, window %s, allowed lateness %s, lateness %s, on %s; output in %s%n",
+        "%s: %,d events, window %s, allowed lateness %s, lateness %s, %s, on %s; output in %s%n",
         workload,
         events,
         DurationConverter.format(window),
         DurationConverter.format(allowedLateness),
         generator.lateness(),
+        nativeWindowing ? "Beam's windowing" : "TieredWindow (blocks in " + blockStore + ")",
         runnerName,
         outputDirectory);
     err.flush();
@@ -192,8 +226,8 @@ final class RunCommand implements Callable<Integer> {
     PipelineResult result = runWithProgress(pipeline, outputDirectory, err);
     double seconds = (System.nanoTime() - started) / 1e9;
 
-    AverageReport report = AverageReport.read(outputDirectory);
-    report.print(out);
+    WindowReport report = WindowReport.read(outputDirectory);
+    report.print(out, aion.resultName(), nativeWindowing);
     Path summary = report.write(outputDirectory);
     out.flush();
     err.printf(
@@ -295,6 +329,20 @@ final class RunCommand implements Callable<Integer> {
     }
     if (allowedLateness.getMillis() < 0) {
       throw new EventideCli.UsageException("--allowed-lateness must not be negative");
+    }
+    if (store != null) {
+      if (workload == Workload.ridesharing || nativeWindowing) {
+        throw new EventideCli.UsageException(
+            "--store is for TieredWindow: the average and bigrams workloads without --native");
+      }
+      try {
+        BlockStores.checkUri(store);
+      } catch (IllegalArgumentException e) {
+        throw new EventideCli.UsageException("--store " + store + ": " + e.getMessage());
+      }
+    }
+    if (nativeWindowing && workload == Workload.ridesharing) {
+      throw new EventideCli.UsageException("--native is for the average and bigrams workloads");
     }
     if (!(lateFraction >= 0 && lateFraction <= 1)) {
       throw new EventideCli.UsageException(
@@ -468,7 +516,7 @@ final class RunCommand implements Callable<Integer> {
               "%s: %.0f s, %d panes written%n",
               workload,
               (System.nanoTime() - started) / 1e9,
-              AverageReport.countPanes(outputDirectory));
+              WindowReport.countPanes(outputDirectory));
           err.flush();
         } catch (ExecutionException failed) {
           throw new IllegalStateException(
@@ -482,7 +530,7 @@ final class RunCommand implements Callable<Integer> {
 
   private static Optional<Long> counter(PipelineResult result, String name) {
     try {
-      return Optional.of(PipelineCounters.sum(result, AveragePipeline.METRICS_NAMESPACE, name));
+      return Optional.of(PipelineCounters.sum(result, AionPipeline.METRICS_NAMESPACE, name));
     } catch (UnsupportedOperationException e) {
       return Optional.empty();
     }

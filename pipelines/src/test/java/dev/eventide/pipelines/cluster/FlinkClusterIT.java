@@ -4,7 +4,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.greaterThan;
 
-import dev.eventide.pipelines.average.AverageReport;
+import dev.eventide.pipelines.aion.WindowReport;
 import dev.eventide.pipelines.cli.EventideCli;
 import dev.eventide.testing.cluster.FlinkSessionCluster;
 import java.io.IOException;
@@ -69,7 +69,7 @@ class FlinkClusterIT {
     int exit = EventideCli.execute(args);
     assertThat(
         name + " run failed\n" + (cluster == null ? "" : cluster.logTails()), exit, equalTo(0));
-    return AverageReport.read(output).windows().stream()
+    return WindowReport.read(output).windows().stream()
         .map(w -> w.windowStart() + " " + w.count() + " " + w.sum() + " final=" + w.complete())
         .collect(Collectors.toList());
   }

@@ -1,11 +1,10 @@
 package dev.eventide.pipelines.bench.tiering;
 
+import dev.eventide.pipelines.aion.Bigrams;
 import dev.eventide.tiering.WindowFunction;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 
 /**
@@ -15,7 +14,7 @@ import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
  */
 public enum Workload {
   AVERAGE(new Average()),
-  BIGRAMS(new Bigrams());
+  BIGRAMS(new TopBigram());
 
   private final WindowFunction<Integer, Reading, WindowResult> function;
 
@@ -47,7 +46,7 @@ public enum Workload {
     }
   }
 
-  private static final class Bigrams implements WindowFunction<Integer, Reading, WindowResult> {
+  private static final class TopBigram implements WindowFunction<Integer, Reading, WindowResult> {
     @Override
     public WindowResult apply(Integer key, BoundedWindow window, Iterable<Reading> readings) {
       List<Reading> ordered = new ArrayList<>();
@@ -58,21 +57,7 @@ public enum Workload {
       }
       ordered.sort(
           Comparator.comparingLong(Reading::eventTimeMillis).thenComparingLong(Reading::value));
-      Map<String, Integer> counts = new HashMap<>();
-      for (int i = 1; i < ordered.size(); i++) {
-        counts.merge(
-            "w" + ordered.get(i - 1).value() % 200 + " w" + ordered.get(i).value() % 200,
-            1,
-            Integer::sum);
-      }
-      String top =
-          counts.entrySet().stream()
-              // the most frequent; among equals, the first in alphabetical order
-              .max(
-                  Map.Entry.<String, Integer>comparingByValue()
-                      .thenComparing(Map.Entry::getKey, Comparator.reverseOrder()))
-              .map(e -> e.getKey() + " x" + e.getValue())
-              .orElse("-");
+      String top = Bigrams.mostFrequent(ordered.stream().mapToLong(Reading::value).toArray());
       return new WindowResult(ordered.size(), top, newest);
     }
   }

@@ -1,4 +1,4 @@
-package dev.eventide.pipelines.average;
+package dev.eventide.pipelines.aion;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.io.Serializable;
@@ -6,7 +6,7 @@ import org.apache.beam.sdk.coders.DefaultCoder;
 import org.apache.beam.sdk.coders.SerializableCoder;
 
 /**
- * One pane of one window of the average pipeline, as written to the output directory.
+ * One pane of one window of an {@link AionPipeline}, as written to the output directory.
  *
  * @param windowStart window start, epoch milliseconds
  * @param windowEnd window end (exclusive), epoch milliseconds
@@ -15,6 +15,7 @@ import org.apache.beam.sdk.coders.SerializableCoder;
  * @param last whether this is the window's final pane
  * @param count events in the window so far (panes accumulate)
  * @param sum their values' sum
+ * @param result the workload's result over them (an average, a bigram)
  */
 @DefaultCoder(SerializableCoder.class)
 public record PaneSummary(
@@ -24,5 +25,6 @@ public record PaneSummary(
     @JsonProperty("timing") String timing,
     @JsonProperty("last") boolean last,
     @JsonProperty("count") long count,
-    @JsonProperty("sum") long sum)
+    @JsonProperty("sum") long sum,
+    @JsonProperty("result") String result)
     implements Serializable {}

@@ -1,4 +1,4 @@
-package dev.eventide.pipelines.average;
+package dev.eventide.pipelines.aion;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -16,20 +16,22 @@ import java.util.stream.Stream;
 import org.joda.time.Instant;
 
 /**
- * The per-window summary of an average run, read back from the pane files the pipeline wrote.
+ * The per-window summary of an {@link AionPipeline} run, read back from the pane files it wrote.
  *
  * @param windows one result per window, by window start
  */
-public record AverageReport(List<WindowResult> windows) {
+public record WindowReport(List<WindowResult> windows) {
   /** Name of the summary file {@link #write} creates in the output directory. */
   public static final String SUMMARY_FILE = "summary.jsonl";
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
-   * One window: its final count and sum (from the final pane), what the on-time pane saw, and how
-   * many panes there were. Only the final values are the same on every runner: how many events make
-   * the on-time pane, and how late events batch into late panes, depend on the runner.
+   * One window: its final count, sum and result (from the latest pane), what the on-time pane saw,
+   * how many panes there were, and whether a pane said it was the last (Beam's windowing fires one
+   * when the window expires; {@link dev.eventide.tiering.TieredWindow} only when late values are
+   * still pending then). Only the final values are the same on every runner and windowing: how many
+   * events make the on-time pane, and how late events batch into late panes, depend on both.
    */
   public record WindowResult(
       long windowStart,
@@ -38,15 +40,11 @@ public record AverageReport(List<WindowResult> windows) {
       int panes,
       boolean complete,
       long count,
-      long sum) {
-    /** The window's average, to three decimals, as it is printed. */
-    public String average() {
-      return String.format(Locale.ROOT, "%.3f", (double) sum / count);
-    }
-  }
+      long sum,
+      String result) {}
 
   /** Reads every pane file under {@code outputDirectory}. */
-  public static AverageReport read(Path outputDirectory) {
+  public static WindowReport read(Path outputDirectory) {
     Map<Long, List<PaneSummary>> byWindow = new TreeMap<>();
     for (PaneSummary pane : readPanes(outputDirectory)) {
       byWindow.computeIfAbsent(pane.windowStart(), k -> new ArrayList<>()).add(pane);
@@ -76,9 +74,10 @@ public record AverageReport(List<WindowResult> windows) {
               panes.size(),
               sawFinalPane,
               latest.count(),
-              latest.sum()));
+              latest.sum(),
+              latest.result()));
     }
-    return new AverageReport(List.copyOf(windows));
+    return new WindowReport(List.copyOf(windows));
   }
 
   /** The number of pane files written so far: the progress of a running pipeline. */
@@ -127,7 +126,7 @@ public record AverageReport(List<WindowResult> windows) {
       row.put("window_end", w.windowEnd());
       row.put("count", w.count());
       row.put("sum", w.sum());
-      row.put("average", w.average());
+      row.put("result", w.result());
       row.put("on_time_count", w.onTimeCount());
       row.put("panes", w.panes());
       row.put("complete", w.complete());
@@ -145,8 +144,13 @@ public record AverageReport(List<WindowResult> windows) {
     return file;
   }
 
-  /** Prints the summary as a table. */
-  public void print(PrintWriter out) {
+  /**
+   * Prints the summary as a table.
+   *
+   * @param resultName the header of the result column
+   * @param finalPanes whether every window should have had a last pane (Beam's windowing)
+   */
+  public void print(PrintWriter out, String resultName, boolean finalPanes) {
     out.printf(
         Locale.ROOT,
         "%-24s %10s %10s %6s %10s%n",
@@ -154,7 +158,7 @@ public record AverageReport(List<WindowResult> windows) {
         "on time",
         "final",
         "panes",
-        "average");
+        resultName);
     for (WindowResult w : windows) {
       out.printf(
           Locale.ROOT,
@@ -163,8 +167,8 @@ public record AverageReport(List<WindowResult> windows) {
           w.onTimeCount(),
           w.count(),
           w.panes(),
-          w.average(),
-          w.complete() ? "" : "  (no final pane)");
+          w.result(),
+          w.complete() || !finalPanes ? "" : "  (no final pane)");
     }
   }
 }

@@ -1,4 +1,4 @@
-package dev.eventide.pipelines.average;
+package dev.eventide.pipelines.aion;
 
 import dev.eventide.generators.LateEvent;
 import org.apache.beam.sdk.metrics.Counter;
@@ -20,10 +20,10 @@ final class LatenessGate extends DoFn<LateEvent, LateEvent> {
   static final TupleTag<LateEvent> KEPT = new TupleTag<>() {};
   static final TupleTag<LateEvent> BEYOND_LATENESS = new TupleTag<>() {};
 
-  private final Counter read = Metrics.counter(AveragePipeline.METRICS_NAMESPACE, "eventsRead");
-  private final Counter late = Metrics.counter(AveragePipeline.METRICS_NAMESPACE, "eventsLate");
+  private final Counter read = Metrics.counter(AionPipeline.METRICS_NAMESPACE, "eventsRead");
+  private final Counter late = Metrics.counter(AionPipeline.METRICS_NAMESPACE, "eventsLate");
   private final Counter beyond =
-      Metrics.counter(AveragePipeline.METRICS_NAMESPACE, "eventsBeyondAllowedLateness");
+      Metrics.counter(AionPipeline.METRICS_NAMESPACE, "eventsBeyondAllowedLateness");
   private final FixedWindows windows;
   private final Duration allowedLateness;
 

@@ -1,4 +1,4 @@
-package dev.eventide.pipelines.average;
+package dev.eventide.pipelines.aion;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.eventide.pipelines.average;
+package dev.eventide.pipelines.aion;
 
 /**
  * The count and sum of a window's values: exact, so results from different runners compare equal,

@@ -7,6 +7,8 @@ import dev.eventide.pipelines.aion.AionPipeline;
 import dev.eventide.pipelines.aion.AionWorkload;
 import dev.eventide.pipelines.aion.WindowReport;
 import dev.eventide.pipelines.options.RunnerSelection;
+import dev.eventide.pipelines.overlap.OverlapPipeline;
+import dev.eventide.pipelines.overlap.OverlapReport;
 import dev.eventide.pipelines.ridesharing.RideSharing;
 import dev.eventide.pipelines.ridesharing.RideStream;
 import dev.eventide.tiering.store.BlockStores;
@@ -53,6 +55,9 @@ import picocli.CommandLine.Parameters;
           + " Beam's own windowing instead.",
       "WORKLOAD bigrams: the Aion paper's most frequent bigram per tumbling window (a value names"
           + " one of 200 words), over the same stream.",
+      "WORKLOAD overlap: the semantic-overlap paper: one small stream through Beam's native Filter,"
+          + " Map, FlatMap and windowed join and through the Aggregate-built ones; prints both"
+          + " outputs side by side and whether they agree (exit code 1 if not).",
       "WORKLOAD ridesharing: the HAMLET paper's ride-sharing trend queries on TrendAggregate."
     },
     sortOptions = false)
@@ -61,6 +66,7 @@ final class RunCommand implements Callable<Integer> {
   enum Workload {
     average,
     bigrams,
+    overlap,
     ridesharing
   }
 
@@ -103,16 +109,14 @@ final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--events",
       paramLabel = "N",
-      defaultValue = "200000",
-      description = "Events to generate (default: ${DEFAULT-VALUE}).")
-  long events;
+      description = "Events to generate (default: 200000; overlap: 500).")
+  Long events;
 
   @Option(
       names = "--events-per-window",
       paramLabel = "N",
-      defaultValue = "10000",
-      description = "Events arriving per window of arrival time (default: ${DEFAULT-VALUE}).")
-  int eventsPerWindow;
+      description = "Events arriving per window of arrival time (default: 10000; overlap: 50).")
+  Integer eventsPerWindow;
 
   @Option(
       names = "--window",
@@ -166,6 +170,14 @@ final class RunCommand implements Callable<Integer> {
   String store;
 
   @Option(
+      names = "--show",
+      paramLabel = "N",
+      defaultValue = "8",
+      description =
+          "overlap: outputs of each operator printed side by side (default: ${DEFAULT-VALUE}).")
+  int show;
+
+  @Option(
       names = "--seed",
       paramLabel = "N",
       defaultValue = "42",
@@ -184,9 +196,18 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (events == null) {
+      events = workload == Workload.overlap ? 500L : 200_000L;
+    }
+    if (eventsPerWindow == null) {
+      eventsPerWindow = workload == Workload.overlap ? 50 : 10_000;
+    }
     checkFlags();
     if (workload == Workload.ridesharing) {
       return runRideSharing(out, err);
+    }
+    if (workload == Workload.overlap) {
+      return runOverlap(out, err);
     }
     LateEventGenerator generator = generator();
     PipelineOptions options = pipelineOptions();
@@ -239,7 +260,7 @@ final class RunCommand implements Callable<Integer> {
         events / seconds,
         report.windows().size(),
         report.events(),
-        counter(result, "eventsBeyondAllowedLateness")
+        counter(result, AionPipeline.METRICS_NAMESPACE, "eventsBeyondAllowedLateness")
             .map(n -> String.format("%,d", n))
             .orElse("?"),
         summary);
@@ -312,6 +333,50 @@ final class RunCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** The semantic-overlap comparison: native and Aggregate-built operators on one stream. */
+  private int runOverlap(PrintWriter out, PrintWriter err) throws Exception {
+    LateEventGenerator generator = generator();
+    PipelineOptions options = pipelineOptions();
+    Path outputDirectory = prepareOutput();
+    options.setJobName("eventide-overlap-" + System.currentTimeMillis());
+    Pipeline pipeline = Pipeline.create(options);
+    OverlapPipeline.build(
+        pipeline, generator, allowedLateness, outputDirectory.toAbsolutePath().toString());
+    err.printf(
+        Locale.ROOT,
+        "overlap: %,d events, join window %s, allowed lateness %s, lateness %s, on %s; output in"
+            + " %s%n",
+        events,
+        DurationConverter.format(window),
+        DurationConverter.format(allowedLateness),
+        generator.lateness(),
+        options.getRunner().getSimpleName(),
+        outputDirectory);
+    err.flush();
+    long started = System.nanoTime();
+    PipelineResult result = runWithProgress(pipeline, outputDirectory, err);
+    double seconds = (System.nanoTime() - started) / 1e9;
+    OverlapReport report = OverlapReport.read(outputDirectory);
+    report.print(out, show);
+    out.flush();
+    err.printf(
+        Locale.ROOT,
+        "overlap: done in %.1f s: %s; %s of %,d events beyond the allowed lateness (set aside"
+            + " before both); outputs in %s%n",
+        seconds,
+        report.allAgree() ? "native and Aggregate-built operators agree" : "they DIFFER",
+        counter(result, OverlapPipeline.METRICS_NAMESPACE, "eventsBeyondAllowedLateness")
+            .map(n -> String.format(Locale.ROOT, "%,d", n))
+            .orElse("?"),
+        events,
+        outputDirectory);
+    return report.allAgree() ? 0 : 1;
+  }
+
+  private boolean aionWorkload() {
+    return workload == Workload.average || workload == Workload.bigrams;
+  }
+
   /** Values that cannot make a run are usage errors that name their flag, found before any work. */
   private void checkFlags() {
     if (events < 1) {
@@ -330,8 +395,11 @@ final class RunCommand implements Callable<Integer> {
     if (allowedLateness.getMillis() < 0) {
       throw new EventideCli.UsageException("--allowed-lateness must not be negative");
     }
+    if (show < 0) {
+      throw new EventideCli.UsageException("--show must not be negative, but was " + show);
+    }
     if (store != null) {
-      if (workload == Workload.ridesharing || nativeWindowing) {
+      if (!aionWorkload() || nativeWindowing) {
         throw new EventideCli.UsageException(
             "--store is for TieredWindow: the average and bigrams workloads without --native");
       }
@@ -341,7 +409,7 @@ final class RunCommand implements Callable<Integer> {
         throw new EventideCli.UsageException("--store " + store + ": " + e.getMessage());
       }
     }
-    if (nativeWindowing && workload == Workload.ridesharing) {
+    if (nativeWindowing && !aionWorkload()) {
       throw new EventideCli.UsageException("--native is for the average and bigrams workloads");
     }
     if (!(lateFraction >= 0 && lateFraction <= 1)) {
@@ -513,10 +581,12 @@ final class RunCommand implements Callable<Integer> {
         } catch (TimeoutException stillRunning) {
           err.printf(
               Locale.ROOT,
-              "%s: %.0f s, %d panes written%n",
+              "%s: %.0f s%s%n",
               workload,
               (System.nanoTime() - started) / 1e9,
-              WindowReport.countPanes(outputDirectory));
+              workload == Workload.overlap
+                  ? ""
+                  : ", " + WindowReport.countPanes(outputDirectory) + " panes written");
           err.flush();
         } catch (ExecutionException failed) {
           throw new IllegalStateException(
@@ -528,9 +598,9 @@ final class RunCommand implements Callable<Integer> {
     }
   }
 
-  private static Optional<Long> counter(PipelineResult result, String name) {
+  private static Optional<Long> counter(PipelineResult result, String namespace, String name) {
     try {
-      return Optional.of(PipelineCounters.sum(result, AionPipeline.METRICS_NAMESPACE, name));
+      return Optional.of(PipelineCounters.sum(result, namespace, name));
     } catch (UnsupportedOperationException e) {
       return Optional.empty();
     }

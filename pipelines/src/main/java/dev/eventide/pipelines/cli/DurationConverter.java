@@ -1,30 +1,33 @@
 package dev.eventide.pipelines.cli;
 
-import java.util.Locale;
+import dev.eventide.trends.query.TimeUnits;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.joda.time.Duration;
 import picocli.CommandLine;
 
-/** Reads durations such as {@code 250ms}, {@code 10s}, {@code 5m}, {@code 2h}, {@code 1d}. */
+/**
+ * Reads durations in the syntax of query files ({@link TimeUnits}): {@code 250ms}, {@code 10s},
+ * {@code 5m}, {@code "30 minutes"}, {@code 2h}, {@code 1d}.
+ */
 final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
-  private static final Pattern FORM = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
+  /** The help text's line on durations, the same for flags and query files. */
+  static final String HELP =
+      "Durations (flags and query files): a whole number and a unit, with or without a space"
+          + " (250ms, 10s, 5m, 30 minutes, 2h, 1d); units: "
+          + TimeUnits.UNITS
+          + ".";
+
+  private static final Pattern FORM = Pattern.compile("(\\d+)\\s*([A-Za-z]+)");
 
   @Override
   public Duration convert(String value) {
-    Matcher m = FORM.matcher(value.strip().toLowerCase(Locale.ROOT));
-    if (!m.matches()) {
+    Matcher m = FORM.matcher(value.strip());
+    long unit = m.matches() ? TimeUnits.millisPer(m.group(2)) : -1;
+    if (unit < 0) {
       throw new CommandLine.TypeConversionException(
-          "'" + value + "' is not a duration; use a whole number and a unit: ms, s, m, h or d");
+          "'" + value + "' is not a duration; use a whole number and a unit: " + TimeUnits.UNITS);
     }
-    long unit =
-        switch (m.group(2)) {
-          case "ms" -> 1;
-          case "s" -> 1_000;
-          case "m" -> 60_000;
-          case "h" -> 3_600_000;
-          default -> 86_400_000;
-        };
     try {
       return Duration.millis(Math.multiplyExact(Long.parseLong(m.group(1)), unit));
     } catch (ArithmeticException | NumberFormatException e) {

@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
     footer = {
       "",
       "Exit codes: 0 done, 1 the job failed, 2 bad usage (reported before any job starts).",
+      DurationConverter.HELP,
       "Environment: EVENTIDE_DEBUG=1 shows stack traces and Beam's and Flink's warnings;"
           + " EVENTIDE_LOG_LEVEL=LEVEL (INFO, DEBUG, ...) chooses their log level; JAVA_OPTS"
           + " passes options to the JVM (e.g. -Xmx4g)."

@@ -60,6 +60,7 @@ import picocli.CommandLine.Parameters;
           + " outputs side by side and whether they agree (exit code 1 if not).",
       "WORKLOAD ridesharing: the HAMLET paper's ride-sharing trend queries on TrendAggregate."
     },
+    footer = {"", DurationConverter.HELP},
     sortOptions = false)
 final class RunCommand implements Callable<Integer> {
   /** The workloads {@code run} knows. */

@@ -50,7 +50,8 @@ import picocli.CommandLine.Option;
       "Exit codes: 0 done, 1 a bad event line (without --dead-letter), an event out of order"
           + " beyond --max-delay, a failed pipeline or an I/O failure, 2 bad usage or a bad query"
           + " file."
-    })
+    },
+    footer = {"", DurationConverter.HELP})
 final class TrendsCommand implements Callable<Integer> {
   private static final long PROGRESS_EVERY_MILLIS = 5_000;
 

@@ -334,14 +334,10 @@ final class QueryParser {
       throw error(amount, "a window length must be positive, but was " + n);
     }
     Token unit = next();
-    long millis =
-        switch (unit.kind() == Kind.WORD ? unit.text().toLowerCase() : "") {
-          case "ms", "millisecond", "milliseconds" -> 1L;
-          case "s", "second", "seconds" -> 1_000L;
-          case "min", "minute", "minutes" -> 60_000L;
-          case "h", "hour", "hours" -> 3_600_000L;
-          default -> throw expected(unit, "a time unit (ms, seconds, minutes, hours)");
-        };
+    long millis = unit.kind() == Kind.WORD ? TimeUnits.millisPer(unit.text()) : -1;
+    if (millis < 0) {
+      throw expected(unit, "a time unit: " + TimeUnits.UNITS);
+    }
     if (n > Long.MAX_VALUE / millis) {
       throw error(
           amount,

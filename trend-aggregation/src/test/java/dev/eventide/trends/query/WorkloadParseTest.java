@@ -40,6 +40,20 @@ class WorkloadParseTest {
   }
 
   @Test
+  void readsDurationsAsTheCommandLineDoes() {
+    Workload w =
+        Workload.parse(
+            """
+            QUERY a RETURN COUNT(*) PATTERN A+ WITHIN 1d SLIDE 5m
+            QUERY b RETURN COUNT(*) PATTERN A+ WITHIN 2 days SLIDE 1 Day
+            """);
+    assertEquals(86_400_000L, w.queries().get(0).within());
+    assertEquals(300_000L, w.queries().get(0).slide());
+    assertEquals(172_800_000L, w.queries().get(1).within());
+    assertEquals(86_400_000L, w.queries().get(1).slide());
+  }
+
+  @Test
   void parsesEveryAggregateAndPatternForm() {
     Workload w =
         Workload.parse(
@@ -99,7 +113,7 @@ class WorkloadParseTest {
         "zero window | QUERY q RETURN COUNT(*) PATTERN A WITHIN 0 s"
             + " | 1:42 | a window length must be positive, but was 0",
         "unknown unit | QUERY q RETURN COUNT(*) PATTERN A WITHIN 3 weeks"
-            + " | 1:44 | expected a time unit (ms, seconds, minutes, hours) but found 'weeks'",
+            + " | 1:44 | expected a time unit: ms (millisecond[s]), s (second[s]), m (min, minute[s]), h (hour[s]) or d (day[s]) but found 'weeks'",
         "NOT outside SEQ | QUERY q RETURN COUNT(*) PATTERN OR(A, NOT B) WITHIN 1 s"
             + " | 1:39 | NOT is allowed only as an item of SEQ(...)",
         "only NOT | QUERY q RETURN COUNT(*) PATTERN NOT A WITHIN 1 s"

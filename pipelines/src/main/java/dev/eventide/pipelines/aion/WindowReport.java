@@ -51,14 +51,16 @@ public record WindowReport(List<WindowResult> windows) {
     }
     List<WindowResult> windows = new ArrayList<>();
     for (List<PaneSummary> panes : byWindow.values()) {
-      // Panes accumulate, so the latest is the largest; of two with one index, the empty one is
-      // the duplicate Flink emits at the end of the input (see PaneFileSink).
+      // Panes accumulate, so the final result is the pane with the most events. Not simply the
+      // highest index: Flink can emit a second, empty pane with one index at the end of the input
+      // (see PaneFileSink), and a job restored from a checkpoint fires again the panes that came
+      // after it, batched differently, so a stale pane of a higher index can remain.
       PaneSummary latest = panes.get(0);
       long onTime = 0;
       boolean sawFinalPane = false;
       for (PaneSummary pane : panes) {
-        if (pane.paneIndex() > latest.paneIndex()
-            || (pane.paneIndex() == latest.paneIndex() && pane.count() > latest.count())) {
+        if (pane.count() > latest.count()
+            || (pane.count() == latest.count() && pane.paneIndex() > latest.paneIndex())) {
           latest = pane;
         }
         if (pane.timing().equals("ON_TIME")) {

@@ -4,6 +4,8 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.greaterThan;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.eventide.pipelines.aion.WindowReport;
 import dev.eventide.pipelines.cli.EventideCli;
 import dev.eventide.testing.cluster.FlinkSessionCluster;
@@ -14,10 +16,17 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -26,9 +35,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Submits the average pipeline (on TieredWindow) to a real Flink 1.19 session cluster on 127.0.0.1,
  * once with heap state and once with RocksDB state, through the shipped runner configs, and
  * compares each final per-window result with the DirectRunner's; the overlap comparison, which must
- * agree; and a trend workload, compared with the core's. Runs after {@code package}, which builds
- * the job jar and the cluster's classpath.
+ * agree; and a trend workload, compared with the core's. Last, the fault test: the average job,
+ * checkpointed, loses the TaskManager that runs it (killed by its process id), restarts from its
+ * last checkpoint on the other, and ends with the DirectRunner's results. Runs after {@code
+ * package}, which builds the job jar and the cluster's classpath.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FlinkClusterIT {
   private static final String[] WORKLOAD = {
     "--events=30000",
@@ -45,7 +57,8 @@ class FlinkClusterIT {
   @BeforeAll
   static void startClusterAndRunReference() throws Exception {
     Path classpath = Paths.get(System.getProperty("eventide.flinkCluster.classpath"));
-    cluster = FlinkSessionCluster.start(classpath, temp.resolve("cluster"), 2);
+    // two TaskManagers of two slots: after the fault test kills one, the other runs the job
+    cluster = FlinkSessionCluster.startWithTaskManagers(classpath, temp.resolve("cluster"), 2, 2);
     // Beam's windowing on the DirectRunner: the same final results as TieredWindow
     // (AionPipelineTest), in a third of the time there.
     directResult = run("direct", "--runner=direct", "--native");
@@ -120,6 +133,78 @@ class FlinkClusterIT {
     assertThat("overlap run failed or disagreed\n" + cluster.logTails(), exit, equalTo(0));
     assertThat(Files.readAllLines(output.resolve("join-native.txt")).size(), greaterThan(10));
   }
+
+  /**
+   * A checkpointed job (TieredWindow with its block directory shared by both TaskManagers, RocksDB
+   * state) loses its TaskManager once a checkpoint has completed: Flink restarts it from that
+   * checkpoint on the other TaskManager, and every window's final result is the DirectRunner's.
+   */
+  @Test
+  @Order(Integer.MAX_VALUE) // it leaves one TaskManager
+  void jobRestartsFromItsCheckpointWhenItsTaskManagerDies() throws Exception {
+    Path config = temp.resolve("checkpointed.conf");
+    Files.writeString(
+        config,
+        String.join(
+            "\n",
+            "runner=FlinkRunner",
+            "streaming=true",
+            "parallelism=1",
+            "stateBackend=rocksdb",
+            "stateBackendStoragePath=" + temp.resolve("fault-state").toUri(),
+            "checkpointingInterval=500",
+            "numberOfExecutionRetries=3",
+            "executionRetryDelay=1000",
+            ""));
+    ExecutorService client = Executors.newSingleThreadExecutor();
+    try {
+      Future<List<String>> result =
+          client.submit(
+              () -> run("fault", "--config=" + config, "--flink-master=" + cluster.restAddress()));
+      String job = awaitCompletedCheckpoint(result);
+      List<Integer> busy = cluster.busyTaskManagers();
+      assertThat("TaskManagers running the job", busy.size(), equalTo(1));
+      cluster.killTaskManager(busy.get(0));
+
+      assertThat(result.get(5, TimeUnit.MINUTES), equalTo(directResult));
+      assertThat(
+          "checkpoints restored, in " + cluster.get("/jobs/" + job + "/checkpoints"),
+          checkpointCount(job, "restored"),
+          greaterThan(0));
+    } finally {
+      client.shutdownNow();
+    }
+  }
+
+  /** Waits until the one running job has completed a checkpoint; returns its id. */
+  private static String awaitCompletedCheckpoint(Future<?> client) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+    while (System.nanoTime() < deadline) {
+      if (client.isDone()) {
+        client.get(); // rethrows the client's failure
+        throw new AssertionError("the job finished before its first checkpoint completed");
+      }
+      String jobs = cluster.get("/jobs");
+      if (jobs != null) {
+        for (JsonNode job : JSON.readTree(jobs).path("jobs")) {
+          String id = job.path("id").asText();
+          if (job.path("status").asText().equals("RUNNING")
+              && checkpointCount(id, "completed") > 0) {
+            return id;
+          }
+        }
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("no checkpoint completed within 3 minutes\n" + cluster.logTails());
+  }
+
+  private static int checkpointCount(String job, String which) throws IOException {
+    String body = cluster.get("/jobs/" + job + "/checkpoints");
+    return body == null ? 0 : JSON.readTree(body).path("counts").path(which).asInt();
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   @ParameterizedTest(name = "{0} state")
   @ValueSource(strings = {"heap", "rocksdb"})

@@ -1,5 +1,7 @@
 package dev.eventide.testing.cluster;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -13,13 +15,15 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A Flink session cluster (one JobManager, one TaskManager) started as two local JVMs from a
+ * A Flink session cluster (one JobManager, one or more TaskManagers) started as local JVMs from a
  * classpath of Maven artifacts, the one {@code runner-configs/flink-cluster} writes to {@code
  * target/classpath.txt}; no Flink distribution is needed. Every address is 127.0.0.1 and every port
  * is free at start, so tests never clash with each other or with a cluster already running.
@@ -38,6 +42,7 @@ public final class FlinkSessionCluster implements AutoCloseable {
   private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
   private static final String RESULT_PREFIX = "BASH_JAVA_UTILS_EXEC_RESULT:";
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern TASK_MANAGERS = Pattern.compile("\"taskmanagers\"\\s*:\\s*(\\d+)");
 
   /** Java 17 module openings that Flink's own config.yaml passes to every Flink JVM. */
@@ -62,6 +67,10 @@ public final class FlinkSessionCluster implements AutoCloseable {
   private final Path workDir;
   private final int restPort;
   private final List<Process> processes = new ArrayList<>();
+
+  /** TaskManager processes by their RPC port, which their resource ids start with. */
+  private final Map<Integer, Process> taskManagers = new LinkedHashMap<>();
+
   private final Thread shutdownHook = new Thread(this::destroyAll, "flink-cluster-shutdown");
 
   private FlinkSessionCluster(Path workDir, int restPort) {
@@ -79,17 +88,36 @@ public final class FlinkSessionCluster implements AutoCloseable {
    */
   public static FlinkSessionCluster start(Path classpathFile, Path workDir, int slots)
       throws IOException, InterruptedException {
-    return start(classpathFile, workDir, slots, freePort());
+    return start(classpathFile, workDir, slots, freePort(), 1);
   }
 
   /** As {@link #start(Path, Path, int)} on the given REST port. */
   public static FlinkSessionCluster start(Path classpathFile, Path workDir, int slots, int restPort)
+      throws IOException, InterruptedException {
+    return start(classpathFile, workDir, slots, restPort, 1);
+  }
+
+  /**
+   * As {@link #start(Path, Path, int)} with {@code taskManagers} TaskManagers, each its own JVM
+   * with {@code slots} slots, for tests that kill one ({@link #killTaskManager}).
+   */
+  public static FlinkSessionCluster startWithTaskManagers(
+      Path classpathFile, Path workDir, int slots, int taskManagers)
+      throws IOException, InterruptedException {
+    return start(classpathFile, workDir, slots, freePort(), taskManagers);
+  }
+
+  private static FlinkSessionCluster start(
+      Path classpathFile, Path workDir, int slots, int restPort, int taskManagers)
       throws IOException, InterruptedException {
     if (!Files.isRegularFile(classpathFile)) {
       throw new IllegalStateException(
           "no Flink cluster classpath at "
               + classpathFile
               + "; build it with 'mvn -DskipTests package -pl runner-configs/flink-cluster'");
+    }
+    if (taskManagers < 1) {
+      throw new IllegalArgumentException("taskManagers must be >= 1, but was " + taskManagers);
     }
     String classpath = Files.readString(classpathFile, StandardCharsets.UTF_8).strip();
     FlinkSessionCluster cluster = new FlinkSessionCluster(workDir, restPort);
@@ -101,14 +129,19 @@ public final class FlinkSessionCluster implements AutoCloseable {
           "GET_JM_RESOURCE_PARAMS",
           "jobmanager",
           "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
-          "--executionMode",
-          "cluster");
-      cluster.launch(
-          classpath,
-          "GET_TM_RESOURCE_PARAMS",
-          "taskmanager",
-          "org.apache.flink.runtime.taskexecutor.TaskManagerRunner");
-      cluster.awaitTaskManager();
+          List.of("--executionMode", "cluster"));
+      for (int i = 0; i < taskManagers; i++) {
+        int rpcPort = freePort();
+        Process taskManager =
+            cluster.launch(
+                classpath,
+                "GET_TM_RESOURCE_PARAMS",
+                taskManagers == 1 ? "taskmanager" : "taskmanager-" + i,
+                "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
+                List.of("-D", "taskmanager.rpc.port=" + rpcPort));
+        cluster.taskManagers.put(rpcPort, taskManager);
+      }
+      cluster.awaitTaskManagers(taskManagers);
       return cluster;
     } catch (IOException | InterruptedException | RuntimeException e) {
       cluster.close();
@@ -150,7 +183,9 @@ public final class FlinkSessionCluster implements AutoCloseable {
             "blob.server.port: " + freePort(),
             "taskmanager.host: 127.0.0.1",
             "taskmanager.bind-host: 127.0.0.1",
-            "taskmanager.rpc.port: " + freePort(),
+            // a TaskManager that dies is noticed after two failed heartbeats, not a timeout
+            "heartbeat.interval: 2000",
+            "heartbeat.timeout: 30000",
             "taskmanager.numberOfTaskSlots: " + slots,
             "taskmanager.memory.process.size: 1728m",
             "cluster.registration.error-delay: 1000",
@@ -172,8 +207,8 @@ public final class FlinkSessionCluster implements AutoCloseable {
   }
 
   /** Sizes memory with Flink's BashJavaUtils, then starts one Flink process. */
-  private void launch(
-      String classpath, String resourceCommand, String role, String mainClass, String... args)
+  private Process launch(
+      String classpath, String resourceCommand, String role, String mainClass, List<String> args)
       throws IOException, InterruptedException {
     List<String> resources = bashJavaUtils(classpath, resourceCommand);
     String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
@@ -187,7 +222,7 @@ public final class FlinkSessionCluster implements AutoCloseable {
     command.add(mainClass);
     command.add("--configDir");
     command.add(conf().toAbsolutePath().toString());
-    command.addAll(List.of(args));
+    command.addAll(args);
     command.addAll(splitDynamicProperties(resources.get(1)));
     Process process =
         new ProcessBuilder(command)
@@ -195,6 +230,7 @@ public final class FlinkSessionCluster implements AutoCloseable {
             .redirectOutput(logs().resolve(role + ".out").toFile())
             .start();
     processes.add(process);
+    return process;
   }
 
   private List<String> bashJavaUtils(String classpath, String command)
@@ -240,7 +276,7 @@ public final class FlinkSessionCluster implements AutoCloseable {
     return out;
   }
 
-  private void awaitTaskManager() throws InterruptedException {
+  private void awaitTaskManagers(int count) throws InterruptedException {
     long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
       for (Process p : processes) {
@@ -255,7 +291,7 @@ public final class FlinkSessionCluster implements AutoCloseable {
       String overview = get("/overview");
       if (overview != null) {
         Matcher m = TASK_MANAGERS.matcher(overview);
-        if (m.find() && Integer.parseInt(m.group(1)) >= 1) {
+        if (m.find() && Integer.parseInt(m.group(1)) >= count) {
           return;
         }
       }
@@ -268,8 +304,11 @@ public final class FlinkSessionCluster implements AutoCloseable {
             + logTails());
   }
 
-  /** The body of a REST GET, or null while the REST endpoint is not up. */
-  private String get(String path) {
+  /**
+   * The body of a GET of the cluster's REST API at {@code path} (e.g. {@code /jobs}), or null while
+   * the endpoint does not answer.
+   */
+  public String get(String path) {
     try {
       HttpURLConnection c =
           (HttpURLConnection) new URL("http://127.0.0.1:" + restPort + path).openConnection();
@@ -283,6 +322,43 @@ public final class FlinkSessionCluster implements AutoCloseable {
     } catch (IOException notYet) {
       return null;
     }
+  }
+
+  /**
+   * The indexes (in start order) of the TaskManagers that run a task now: those with a slot in use,
+   * by the REST API's {@code /taskmanagers}.
+   */
+  public List<Integer> busyTaskManagers() {
+    String body = get("/taskmanagers");
+    List<Integer> busy = new ArrayList<>();
+    if (body == null) {
+      return busy;
+    }
+    try {
+      for (JsonNode tm : JSON.readTree(body).path("taskmanagers")) {
+        if (tm.path("freeSlots").asInt() < tm.path("slotsNumber").asInt()) {
+          int index = 0;
+          for (int rpcPort : taskManagers.keySet()) {
+            if (tm.path("id").asText().startsWith("127.0.0.1:" + rpcPort + "-")) {
+              busy.add(index);
+            }
+            index++;
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("unexpected /taskmanagers answer: " + body, e);
+    }
+    return busy;
+  }
+
+  /**
+   * Kills the TaskManager JVM this cluster started as number {@code index} (start order), at once
+   * and without shutdown (SIGKILL): a machine that fails.
+   */
+  public void killTaskManager(int index) throws InterruptedException {
+    Process taskManager = new ArrayList<>(taskManagers.values()).get(index);
+    taskManager.destroyForcibly().waitFor();
   }
 
   /** The last lines of every log, for errors. */
@@ -302,7 +378,7 @@ public final class FlinkSessionCluster implements AutoCloseable {
     return out.toString();
   }
 
-  /** Stops both processes: politely first, then forcibly. */
+  /** Stops every process: politely first, then forcibly. */
   @Override
   public void close() {
     destroyAll();

@@ -79,12 +79,18 @@ public final class AionPipeline {
     /** The {@link TieredWindow} block store's URI. */
     public abstract String store();
 
+    /**
+     * How long past windows' blocks outlive their lateness ({@link TieredWindow#withPurgeDelay}).
+     */
+    public abstract Duration purgeDelay();
+
     public abstract String outputDirectory();
 
     /**
      * Returns validated settings; the window is the generator's window.
      *
-     * @throws IllegalArgumentException if {@code allowedLateness} is negative
+     * @throws IllegalArgumentException if {@code allowedLateness} is negative (a negative {@code
+     *     purgeDelay} is refused when the pipeline is built)
      */
     public static Settings of(
         AionWorkload workload,
@@ -92,13 +98,14 @@ public final class AionPipeline {
         Duration allowedLateness,
         boolean nativeWindowing,
         String store,
+        Duration purgeDelay,
         String outputDirectory) {
       if (allowedLateness.isShorterThan(Duration.ZERO)) {
         throw new IllegalArgumentException(
             "allowedLateness must be >= 0, but was " + allowedLateness);
       }
       return new AutoValue_AionPipeline_Settings(
-          workload, events, allowedLateness, nativeWindowing, store, outputDirectory);
+          workload, events, allowedLateness, nativeWindowing, store, purgeDelay, outputDirectory);
     }
   }
 
@@ -157,6 +164,7 @@ public final class AionPipeline {
               TieredWindow.of(windows, settings.workload())
                   .withAllowedLateness(tolerated)
                   .withStore(settings.store())
+                  .withPurgeDelay(settings.purgeDelay())
                   .withOutputCoder(new WindowValue.Coder())
                   .withDeadLetters());
       result.deadLetters().apply("CountDroppedByWindowing", ParDo.of(new CountDropped<>()));

@@ -31,6 +31,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
+import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptions;
@@ -171,6 +172,16 @@ final class RunCommand implements Callable<Integer> {
   String store;
 
   @Option(
+      names = "--purge-delay",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description =
+          "average, bigrams: how long TieredWindow keeps a window's blocks after its lateness ends"
+              + " (default: 0s, or 1m when the runner options enable checkpointing, so that a job"
+              + " restored from a checkpoint still finds them).")
+  Duration purgeDelay;
+
+  @Option(
       names = "--show",
       paramLabel = "N",
       defaultValue = "8",
@@ -229,6 +240,7 @@ final class RunCommand implements Callable<Integer> {
             allowedLateness,
             nativeWindowing,
             blockStore,
+            purgeDelay != null ? purgeDelay : defaultPurgeDelay(options),
             outputDirectory.toAbsolutePath().toString()));
 
     String runnerName = options.getRunner().getSimpleName();
@@ -374,6 +386,14 @@ final class RunCommand implements Callable<Integer> {
     return report.allAgree() ? 0 : 1;
   }
 
+  /** Blocks must outlive a checkpoint interval plus a recovery, or a restored job misses them. */
+  private static Duration defaultPurgeDelay(PipelineOptions options) {
+    Long interval = options.as(FlinkPipelineOptions.class).getCheckpointingInterval();
+    return interval != null && interval > 0 ? CHECKPOINTED_PURGE_DELAY : Duration.ZERO;
+  }
+
+  private static final Duration CHECKPOINTED_PURGE_DELAY = Duration.standardMinutes(1);
+
   private boolean aionWorkload() {
     return workload == Workload.average || workload == Workload.bigrams;
   }
@@ -395,6 +415,10 @@ final class RunCommand implements Callable<Integer> {
     }
     if (allowedLateness.getMillis() < 0) {
       throw new EventideCli.UsageException("--allowed-lateness must not be negative");
+    }
+    if (purgeDelay != null && purgeDelay.getMillis() > 0 && (!aionWorkload() || nativeWindowing)) {
+      throw new EventideCli.UsageException(
+          "--purge-delay is for TieredWindow: the average and bigrams workloads without --native");
     }
     if (show < 0) {
       throw new EventideCli.UsageException("--show must not be negative, but was " + show);

@@ -91,6 +91,7 @@ class AionPipelineTest {
             lateness,
             nativeWindowing,
             output.resolve("blocks").toUri().toString(),
+            Duration.ZERO,
             output.toString()));
     p.run().waitUntilFinish();
     WindowReport report = WindowReport.read(output);

@@ -136,31 +136,23 @@ class FlinkClusterIT {
 
   /**
    * A checkpointed job (TieredWindow with its block directory shared by both TaskManagers, RocksDB
-   * state) loses its TaskManager once a checkpoint has completed: Flink restarts it from that
-   * checkpoint on the other TaskManager, and every window's final result is the DirectRunner's.
+   * state, a checkpoint every 500 ms) loses its TaskManager once a checkpoint has completed: Flink
+   * restarts it from a checkpoint on the other TaskManager, and every window's final result is the
+   * DirectRunner's. (Before TieredWindow's blocks outlived a checkpoint by default, this failed: a
+   * window purged after the checkpoint was restored without its blocks.)
    */
   @Test
   @Order(Integer.MAX_VALUE) // it leaves one TaskManager
   void jobRestartsFromItsCheckpointWhenItsTaskManagerDies() throws Exception {
-    Path config = temp.resolve("checkpointed.conf");
-    Files.writeString(
-        config,
-        String.join(
-            "\n",
-            "runner=FlinkRunner",
-            "streaming=true",
-            "parallelism=1",
-            "stateBackend=rocksdb",
-            "stateBackendStoragePath=" + temp.resolve("fault-state").toUri(),
-            "checkpointingInterval=500",
-            "numberOfExecutionRetries=3",
-            "executionRetryDelay=1000",
-            ""));
     ExecutorService client = Executors.newSingleThreadExecutor();
     try {
       Future<List<String>> result =
           client.submit(
-              () -> run("fault", "--config=" + config, "--flink-master=" + cluster.restAddress()));
+              () ->
+                  run(
+                      "fault",
+                      "--config=../runner-configs/flink-cluster-checkpointed.conf",
+                      "--flink-master=" + cluster.restAddress()));
       String job = awaitCompletedCheckpoint(result);
       List<Integer> busy = cluster.busyTaskManagers();
       assertThat("TaskManagers running the job", busy.size(), equalTo(1));

@@ -39,7 +39,28 @@ public final class EventideCli implements Runnable {
 
   public static void main(String[] args) {
     chooseLogLevel();
-    System.exit(execute(args));
+    int exitCode = execute(args);
+    quietFlinkShutdownHooks();
+    System.exit(exitCode);
+  }
+
+  /**
+   * After embedded Flink has run, one of Flink's JVM shutdown hooks can fail to load a Pekko class
+   * at exit ({@code NoClassDefFoundError:
+   * org/apache/pekko/actor/CoordinatedShutdown$JvmExitReason$}, seen on a loaded machine: the class
+   * loader of Flink's RPC system is closed by then). The job's work is done and the JVM is exiting,
+   * so that error stays off the terminal unless {@code EVENTIDE_DEBUG} is set; errors of any other
+   * thread are printed as the JVM prints them.
+   */
+  private static void quietFlinkShutdownHooks() {
+    boolean debug = System.getenv("EVENTIDE_DEBUG") != null;
+    Thread.setDefaultUncaughtExceptionHandler(
+        (thread, error) -> {
+          if (debug || !thread.getName().startsWith("flink-shutdown-hook")) {
+            System.err.print("Exception in thread \"" + thread.getName() + "\" ");
+            error.printStackTrace(System.err);
+          }
+        });
   }
 
   /**

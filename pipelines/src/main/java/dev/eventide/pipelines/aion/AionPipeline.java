@@ -4,6 +4,7 @@ import com.google.auto.value.AutoValue;
 import dev.eventide.generators.LateEvent;
 import dev.eventide.generators.LateEventGenerator;
 import dev.eventide.generators.LateEventSource;
+import dev.eventide.pipelines.windows.LatenessGate;
 import dev.eventide.tiering.TieredWindow;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.KvCoder;
@@ -121,7 +122,7 @@ public final class AionPipeline {
             .apply("ReadLateEvents", LateEventSource.read(settings.events()))
             .apply(
                 "SetAsideBeyondAllowedLateness",
-                ParDo.of(new LatenessGate(windows, settings.allowedLateness()))
+                ParDo.of(new LatenessGate(windows, settings.allowedLateness(), METRICS_NAMESPACE))
                     .withOutputTags(
                         LatenessGate.KEPT, TupleTagList.of(LatenessGate.BEYOND_LATENESS)));
     PCollection<KV<Integer, KV<Long, Long>>> values =

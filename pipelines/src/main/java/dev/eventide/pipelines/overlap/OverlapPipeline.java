@@ -3,20 +3,13 @@ package dev.eventide.pipelines.overlap;
 import dev.eventide.generators.LateEvent;
 import dev.eventide.generators.LateEventGenerator;
 import dev.eventide.generators.LateEventSource;
+import dev.eventide.pipelines.output.SortedTextFile;
 import dev.eventide.transforms.AggregateFilter;
 import dev.eventide.transforms.AggregateFlatMap;
 import dev.eventide.transforms.AggregateJoin;
 import dev.eventide.transforms.AggregateMap;
 import dev.eventide.transforms.WindowSpec;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.KvCoder;
@@ -28,7 +21,6 @@ import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.Filter;
 import org.apache.beam.sdk.transforms.FlatMapElements;
-import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.SerializableFunction;
@@ -36,9 +28,6 @@ import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.transforms.join.CoGbkResult;
 import org.apache.beam.sdk.transforms.join.CoGroupByKey;
 import org.apache.beam.sdk.transforms.join.KeyedPCollectionTuple;
-import org.apache.beam.sdk.transforms.windowing.AfterWatermark;
-import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
-import org.apache.beam.sdk.transforms.windowing.Repeatedly;
 import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
@@ -226,35 +215,19 @@ public final class OverlapPipeline {
     }
   }
 
-  /**
-   * Writes every element of {@code outputs} as a {@code "<timestamp> <value>"} line to {@code
-   * <dir>/<name>.txt}, sorted, once the input is complete (a global window that fires at the end).
-   */
+  /** Writes every element of {@code outputs} as a {@code "<timestamp> <value>"} line, sorted. */
   private static <T> void write(PCollection<T> outputs, String name, String directory) {
     outputs
-        .apply(name + "/Line", ParDo.of(new ToLine<T>(name)))
-        .setCoder(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of()))
-        .apply(
-            name + "/AllAtTheEnd",
-            Window.<KV<String, String>>into(new GlobalWindows())
-                .triggering(Repeatedly.forever(AfterWatermark.pastEndOfWindow()))
-                .withAllowedLateness(Duration.ZERO)
-                .discardingFiredPanes())
-        .apply(name + "/Gather", GroupByKey.create())
-        .apply(name + "/Write", ParDo.of(new WriteFile(directory)));
+        .apply(name + "/Line", ParDo.of(new ToLine<T>()))
+        .setCoder(StringUtf8Coder.of())
+        .apply(name + "/Write", SortedTextFile.write(name, directory));
   }
 
-  private static final class ToLine<T> extends DoFn<T, KV<String, String>> {
-    private final String name;
-
-    ToLine(String name) {
-      this.name = name;
-    }
-
+  private static final class ToLine<T> extends DoFn<T, String> {
     @ProcessElement
     public void process(
-        @Element T value, @Timestamp Instant timestamp, OutputReceiver<KV<String, String>> out) {
-      out.output(KV.of(name, timestamp + " " + format(value)));
+        @Element T value, @Timestamp Instant timestamp, OutputReceiver<String> out) {
+      out.output(timestamp + " " + format(value));
     }
 
     private static String format(Object value) {
@@ -265,33 +238,6 @@ public final class OverlapPipeline {
         return kv.getKey() + ":" + kv.getValue();
       }
       return String.valueOf(value);
-    }
-  }
-
-  /** Writes one output's sorted lines through a temporary file and an atomic rename. */
-  private static final class WriteFile extends DoFn<KV<String, Iterable<String>>, Void> {
-    private final String directory;
-
-    WriteFile(String directory) {
-      this.directory = directory;
-    }
-
-    @ProcessElement
-    public void process(@Element KV<String, Iterable<String>> lines) {
-      List<String> sorted = new ArrayList<>();
-      lines.getValue().forEach(sorted::add);
-      Collections.sort(sorted);
-      Path dir = Paths.get(directory);
-      Path target = dir.resolve(lines.getKey() + ".txt");
-      try {
-        Files.createDirectories(dir);
-        Path temp = Files.createTempFile(dir, "." + lines.getKey(), ".tmp");
-        Files.write(temp, sorted, StandardCharsets.UTF_8);
-        Files.move(
-            temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot write " + target, e);
-      }
     }
   }
 

@@ -1,4 +1,4 @@
-package dev.eventide.pipelines.aion;
+package dev.eventide.pipelines.windows;
 
 import dev.eventide.generators.LateEvent;
 import org.apache.beam.sdk.metrics.Counter;
@@ -15,21 +15,33 @@ import org.joda.time.Duration;
  * watermark has travelled when the event reaches the aggregation, which differs between runners and
  * runs; deciding here, from the source's watermark, makes the result reproducible everywhere.
  * Dropped events go to {@link #BEYOND_LATENESS} and are counted, never lost silently.
+ *
+ * <p>Metrics (the namespace given): {@code eventsRead}, {@code eventsLate} (kept although behind
+ * the watermark), {@code eventsBeyondAllowedLateness}.
  */
-final class LatenessGate extends DoFn<LateEvent, LateEvent> {
-  static final TupleTag<LateEvent> KEPT = new TupleTag<>() {};
-  static final TupleTag<LateEvent> BEYOND_LATENESS = new TupleTag<>() {};
+public final class LatenessGate extends DoFn<LateEvent, LateEvent> {
+  /** The events a window of the given windows still accepts. */
+  public static final TupleTag<LateEvent> KEPT = new TupleTag<>() {};
 
-  private final Counter read = Metrics.counter(AionPipeline.METRICS_NAMESPACE, "eventsRead");
-  private final Counter late = Metrics.counter(AionPipeline.METRICS_NAMESPACE, "eventsLate");
-  private final Counter beyond =
-      Metrics.counter(AionPipeline.METRICS_NAMESPACE, "eventsBeyondAllowedLateness");
+  /** The events that came after their window's allowed lateness. */
+  public static final TupleTag<LateEvent> BEYOND_LATENESS = new TupleTag<>() {};
+
+  private final Counter read;
+  private final Counter late;
+  private final Counter beyond;
   private final FixedWindows windows;
   private final Duration allowedLateness;
 
-  LatenessGate(FixedWindows windows, Duration allowedLateness) {
+  /**
+   * Judges each event by its window of {@code windows} and {@code allowedLateness}, counting in
+   * {@code metricsNamespace}.
+   */
+  public LatenessGate(FixedWindows windows, Duration allowedLateness, String metricsNamespace) {
     this.windows = windows;
     this.allowedLateness = allowedLateness;
+    this.read = Metrics.counter(metricsNamespace, "eventsRead");
+    this.late = Metrics.counter(metricsNamespace, "eventsLate");
+    this.beyond = Metrics.counter(metricsNamespace, "eventsBeyondAllowedLateness");
   }
 
   @ProcessElement

@@ -3,15 +3,13 @@ package dev.eventide.pipelines.aion;
 import com.google.auto.value.AutoValue;
 import dev.eventide.generators.LateEvent;
 import dev.eventide.generators.LateEventGenerator;
-import dev.eventide.generators.LateEventSource;
 import dev.eventide.pipelines.windows.LatenessGate;
+import dev.eventide.pipelines.windows.WindowSteps;
 import dev.eventide.tiering.TieredWindow;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
-import org.apache.beam.sdk.metrics.Counter;
-import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.MapElements;
@@ -25,8 +23,6 @@ import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.PCollectionTuple;
-import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 
@@ -117,17 +113,13 @@ public final class AionPipeline {
         settings
             .allowedLateness()
             .plus(settings.events().window().multipliedBy(WATERMARK_SKEW_WINDOWS));
-    PCollectionTuple gated =
-        pipeline
-            .apply("ReadLateEvents", LateEventSource.read(settings.events()))
-            .apply(
-                "SetAsideBeyondAllowedLateness",
-                ParDo.of(new LatenessGate(windows, settings.allowedLateness(), METRICS_NAMESPACE))
-                    .withOutputTags(
-                        LatenessGate.KEPT, TupleTagList.of(LatenessGate.BEYOND_LATENESS)));
     PCollection<KV<Integer, KV<Long, Long>>> values =
-        gated
-            .get(LatenessGate.KEPT)
+        WindowSteps.readWithinLateness(
+                pipeline,
+                "LateEvents",
+                settings.events(),
+                settings.allowedLateness(),
+                METRICS_NAMESPACE)
             .apply(
                 "OneKeyWithEventTime",
                 MapElements.into(
@@ -159,17 +151,16 @@ public final class AionPipeline {
 
     @Override
     public PCollection<PaneSummary> expand(PCollection<KV<Integer, KV<Long, Long>>> values) {
-      TieredWindow.Result<Integer, KV<Long, Long>, WindowValue> result =
-          values.apply(
+      return WindowSteps.tiered(
+              values,
               settings.workload().cliName(),
               TieredWindow.of(windows, settings.workload())
                   .withAllowedLateness(tolerated)
                   .withStore(settings.store())
                   .withPurgeDelay(settings.purgeDelay())
-                  .withOutputCoder(new WindowValue.Coder())
-                  .withDeadLetters());
-      result.deadLetters().apply("CountDroppedByWindowing", ParDo.of(new CountDropped<>()));
-      return result.results().apply("Summarize", ParDo.of(new Summarize()));
+                  .withOutputCoder(new WindowValue.Coder()),
+              METRICS_NAMESPACE)
+          .apply("Summarize", ParDo.of(new Summarize()));
     }
   }
 
@@ -248,15 +239,5 @@ public final class AionPipeline {
         value.count(),
         value.sum(),
         value.result());
-  }
-
-  /** Counts values the windowing refused although the gate kept them: never silently lost. */
-  private static final class CountDropped<T> extends DoFn<T, Void> {
-    private final Counter dropped = Metrics.counter(METRICS_NAMESPACE, "eventsDroppedByWindowing");
-
-    @ProcessElement
-    public void process(@Element T value) {
-      dropped.inc();
-    }
   }
 }

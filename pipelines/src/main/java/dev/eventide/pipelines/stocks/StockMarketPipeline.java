@@ -3,28 +3,24 @@ package dev.eventide.pipelines.stocks;
 import com.google.auto.value.AutoValue;
 import dev.eventide.generators.LateEvent;
 import dev.eventide.generators.LateEventGenerator;
-import dev.eventide.generators.LateEventSource;
 import dev.eventide.pipelines.output.SortedTextFile;
 import dev.eventide.pipelines.windows.FinalPanes;
 import dev.eventide.pipelines.windows.FinalValue;
 import dev.eventide.pipelines.windows.LatenessGate;
+import dev.eventide.pipelines.windows.WindowSteps;
 import dev.eventide.tiering.TieredWindow;
 import dev.eventide.tiering.WindowFunction;
 import dev.eventide.transforms.AggregateJoin;
 import dev.eventide.transforms.WindowSpec;
-import java.io.Serializable;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.apache.beam.sdk.Pipeline;
-import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
-import org.apache.beam.sdk.metrics.Counter;
-import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.Count;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.GroupByKey;
@@ -39,8 +35,6 @@ import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.transforms.windowing.WindowFn;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.PCollectionTuple;
-import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -198,7 +192,12 @@ public final class StockMarketPipeline {
     String out = settings.outputDirectory();
 
     PCollection<KV<Integer, KV<Long, Long>>> prices =
-        gate(pipeline, "Prices", settings.prices(), settings)
+        WindowSteps.readWithinLateness(
+                pipeline,
+                "Prices",
+                settings.prices(),
+                settings.allowedLateness(),
+                METRICS_NAMESPACE + ".prices")
             .apply(
                 "PriceBySymbol",
                 MapElements.into(
@@ -213,42 +212,54 @@ public final class StockMarketPipeline {
 
     PCollection<KV<Integer, FinalValue<Rolling>>> rolling =
         finalValues(
-            tiered(
+            WindowSteps.tiered(
                 prices,
                 "RollingAggregates",
-                SlidingWindows.of(window).every(window.dividedBy(2)),
-                (symbol, w, values) -> Rolling.of(values),
-                new Rolling.Coder(),
-                settings),
+                tiered(
+                        SlidingWindows.of(window).every(window.dividedBy(2)),
+                        (symbol, w, values) -> Rolling.of(values),
+                        settings)
+                    .withOutputCoder(new Rolling.Coder()),
+                METRICS_NAMESPACE),
             "Rolling",
             settings);
-    write(
+    WindowSteps.writeFinal(
         rolling,
         "rolling",
-        (symbol, r) ->
-            instant(r.start()) + " " + instant(r.end()) + " " + symbol + " " + r.value().describe(),
+        (key, r) ->
+            instant(r.start())
+                + " "
+                + instant(r.end())
+                + " "
+                + symbol(key)
+                + " "
+                + r.value().describe(),
         out);
 
     PCollection<KV<Integer, FinalValue<Long>>> alerts =
         finalValues(
-            tiered(
+            WindowSteps.tiered(
                 prices,
                 "PriceAlerts",
-                tumbling,
-                (symbol, w, values) -> moves(values),
-                VarLongCoder.of(),
-                settings),
+                tiered(tumbling, (symbol, w, values) -> moves(values), settings)
+                    .withOutputCoder(VarLongCoder.of()),
+                METRICS_NAMESPACE),
             "Alerts",
             settings);
-    write(
+    WindowSteps.writeFinal(
         alerts,
         "alerts",
-        (symbol, a) -> instant(a.start()) + " " + symbol + " alerts=" + a.value(),
+        (key, a) -> instant(a.start()) + " " + symbol(key) + " alerts=" + a.value(),
         out);
 
     PCollection<KV<Integer, FinalValue<Long>>> mentions =
         finalValues(
-            gate(pipeline, "Posts", settings.posts(), settings)
+            WindowSteps.readWithinLateness(
+                    pipeline,
+                    "Posts",
+                    settings.posts(),
+                    settings.allowedLateness(),
+                    METRICS_NAMESPACE + ".posts")
                 .apply(
                     "MentionedSymbol",
                     MapElements.into(
@@ -266,10 +277,10 @@ public final class StockMarketPipeline {
                 .apply("CountMentions", Count.perKey()),
             "Mentions",
             settings);
-    write(
+    WindowSteps.writeFinal(
         mentions,
         "mentions",
-        (symbol, m) -> instant(m.start()) + " " + symbol + " mentions=" + m.value(),
+        (key, m) -> instant(m.start()) + " " + symbol(key) + " mentions=" + m.value(),
         out);
 
     PCollection<KV<KV<Integer, FinalValue<Long>>, KV<Integer, FinalValue<Long>>>> joined =
@@ -324,43 +335,15 @@ public final class StockMarketPipeline {
         .apply("WriteCorrelation", SortedTextFile.write("correlation", out));
   }
 
-  /** Reads a stream and sets aside its events beyond the allowed lateness (counted). */
-  private static PCollection<LateEvent> gate(
-      Pipeline pipeline, String stream, LateEventGenerator events, Settings settings) {
-    PCollectionTuple gated =
-        pipeline
-            .apply("Read" + stream, LateEventSource.read(events))
-            .apply(
-                "Gate" + stream,
-                ParDo.of(
-                        new LatenessGate(
-                            FixedWindows.of(events.window()),
-                            settings.allowedLateness(),
-                            METRICS_NAMESPACE + "." + stream.toLowerCase(Locale.ROOT)))
-                    .withOutputTags(
-                        LatenessGate.KEPT, TupleTagList.of(LatenessGate.BEYOND_LATENESS)));
-    return gated.get(LatenessGate.KEPT);
-  }
-
-  /** A window function on {@link TieredWindow}; values it refuses as too late are counted. */
-  private static <O> PCollection<KV<Integer, O>> tiered(
-      PCollection<KV<Integer, KV<Long, Long>>> prices,
-      String name,
+  /** A window function on {@link TieredWindow} with the settings' lateness, store and purge. */
+  private static <O> TieredWindow<Integer, KV<Long, Long>, O> tiered(
       WindowFn<Object, ?> windows,
       WindowFunction<Integer, KV<Long, Long>, O> function,
-      Coder<O> coder,
       Settings settings) {
-    TieredWindow.Result<Integer, KV<Long, Long>, O> result =
-        prices.apply(
-            name,
-            TieredWindow.of(windows, function)
-                .withAllowedLateness(settings.tolerated())
-                .withStore(settings.store())
-                .withPurgeDelay(settings.purgeDelay())
-                .withOutputCoder(coder)
-                .withDeadLetters());
-    result.deadLetters().apply(name + "/CountDropped", ParDo.of(new CountDropped<>()));
-    return result.results();
+    return TieredWindow.of(windows, function)
+        .withAllowedLateness(settings.tolerated())
+        .withStore(settings.store())
+        .withPurgeDelay(settings.purgeDelay());
   }
 
   private static <V> PCollection<KV<Integer, FinalValue<V>>> finalValues(
@@ -368,26 +351,6 @@ public final class StockMarketPipeline {
     return panes.apply(
         name + "Final",
         FinalPanes.<Integer, V>afterLateness(settings.tolerated(), METRICS_NAMESPACE));
-  }
-
-  /** One output line of a symbol's final value in a window. */
-  private interface Describe<V> extends Serializable {
-    String line(String symbol, FinalValue<V> value);
-  }
-
-  private static <V> void write(
-      PCollection<KV<Integer, FinalValue<V>>> values,
-      String name,
-      Describe<V> describe,
-      String directory) {
-    values
-        .apply(
-            name + "Line",
-            MapElements.into(TypeDescriptors.strings())
-                .via(
-                    (KV<Integer, FinalValue<V>> kv) ->
-                        describe.line(symbol(kv.getKey()), kv.getValue())))
-        .apply("Write" + name, SortedTextFile.write(name, directory));
   }
 
   static String instant(long millis) {
@@ -466,16 +429,6 @@ public final class StockMarketPipeline {
               + symbols
               + " r="
               + (Double.isNaN(r) ? "undefined" : String.format(Locale.ROOT, "%.6f", r)));
-    }
-  }
-
-  /** Counts values the windowing refused although the gate kept them: never silently lost. */
-  private static final class CountDropped<T> extends DoFn<T, Void> {
-    private final Counter dropped = Metrics.counter(METRICS_NAMESPACE, "eventsDroppedByWindowing");
-
-    @ProcessElement
-    public void process(@Element T value) {
-      dropped.inc();
     }
   }
 }

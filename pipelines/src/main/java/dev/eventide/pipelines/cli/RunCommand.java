@@ -6,11 +6,14 @@ import dev.eventide.pipelines.PipelineCounters;
 import dev.eventide.pipelines.aion.AionPipeline;
 import dev.eventide.pipelines.aion.AionWorkload;
 import dev.eventide.pipelines.aion.WindowReport;
+import dev.eventide.pipelines.linearroad.LinearRoadPipeline;
 import dev.eventide.pipelines.options.RunnerSelection;
+import dev.eventide.pipelines.output.OutputSummary;
 import dev.eventide.pipelines.overlap.OverlapPipeline;
 import dev.eventide.pipelines.overlap.OverlapReport;
 import dev.eventide.pipelines.ridesharing.RideSharing;
 import dev.eventide.pipelines.ridesharing.RideStream;
+import dev.eventide.pipelines.stocks.StockMarketPipeline;
 import dev.eventide.tiering.store.BlockStores;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -20,6 +23,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -59,17 +63,65 @@ import picocli.CommandLine.Parameters;
       "WORKLOAD overlap: the semantic-overlap paper: one small stream through Beam's native Filter,"
           + " Map, FlatMap and windowed join and through the Aggregate-built ones; prints both"
           + " outputs side by side and whether they agree (exit code 1 if not).",
+      "WORKLOAD stock-market: the Aion paper's stock dataflow: per-symbol rolling min/max/mean in"
+          + " a sliding window (the window, every half of it), alerts on moves of at least 5%% and"
+          + " post mentions per tumbling window, joined per symbol (AggregateJoin), and their"
+          + " correlation per window. Windows are TieredWindow; the join reads each window's"
+          + " final values, once its lateness is over.",
+      "WORKLOAD linear-road: a simplified Linear Road: vehicles' position reports; per segment and"
+          + " minute (--window, default 1m) the vehicles, average speed and accidents"
+          + " (TieredWindow), joined per segment (AggregateJoin) into Linear Road's toll.",
       "WORKLOAD ridesharing: the HAMLET paper's ride-sharing trend queries on TrendAggregate."
     },
     footer = {"", DurationConverter.HELP},
     sortOptions = false)
 final class RunCommand implements Callable<Integer> {
-  /** The workloads {@code run} knows. */
+  /** The workloads {@code run} knows, by their command-line names. */
   enum Workload {
-    average,
-    bigrams,
-    overlap,
-    ridesharing
+    AVERAGE("average"),
+    BIGRAMS("bigrams"),
+    OVERLAP("overlap"),
+    STOCK_MARKET("stock-market"),
+    LINEAR_ROAD("linear-road"),
+    RIDESHARING("ridesharing");
+
+    final String cliName;
+
+    Workload(String cliName) {
+      this.cliName = cliName;
+    }
+
+    @Override
+    public String toString() {
+      return cliName;
+    }
+
+    /** Whether the workload's windows are {@code TieredWindow}s (unless --native). */
+    boolean tiered() {
+      return this == AVERAGE || this == BIGRAMS || this == STOCK_MARKET || this == LINEAR_ROAD;
+    }
+  }
+
+  /** Converts a workload's command-line name. */
+  static final class WorkloadConverter implements CommandLine.ITypeConverter<Workload> {
+    @Override
+    public Workload convert(String value) {
+      for (Workload w : Workload.values()) {
+        if (w.cliName.equals(value)) {
+          return w;
+        }
+      }
+      throw new CommandLine.TypeConversionException(
+          "unknown workload '" + value + "'; expected one of " + String.join(", ", new Names()));
+    }
+  }
+
+  /** The workloads' command-line names, for --help. */
+  static final class Names implements Iterable<String> {
+    @Override
+    public java.util.Iterator<String> iterator() {
+      return java.util.Arrays.stream(Workload.values()).map(w -> w.cliName).iterator();
+    }
   }
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -79,6 +131,8 @@ final class RunCommand implements Callable<Integer> {
       arity = "0..1",
       defaultValue = "average",
       paramLabel = "WORKLOAD",
+      converter = WorkloadConverter.class,
+      completionCandidates = Names.class,
       description = "The workload: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
   Workload workload;
 
@@ -111,31 +165,34 @@ final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--events",
       paramLabel = "N",
-      description = "Events to generate (default: 200000; overlap: 500).")
+      description =
+          "Events to generate (default: 200000; overlap: 500); stock-market adds half as many"
+              + " posts.")
   Long events;
 
   @Option(
       names = "--events-per-window",
       paramLabel = "N",
-      description = "Events arriving per window of arrival time (default: 10000; overlap: 50).")
+      description =
+          "Events arriving per window of arrival time (default: 10000; overlap: 50; linear-road:"
+              + " 2000, a report per vehicle every 30 s).")
   Integer eventsPerWindow;
 
   @Option(
       names = "--window",
       paramLabel = "DURATION",
-      defaultValue = "10s",
       converter = DurationConverter.class,
-      description = "Tumbling window size, also the watermark period (default: ${DEFAULT-VALUE}).")
+      description =
+          "Tumbling window size, also the watermark period (default: 10s; linear-road: 1m).")
   Duration window;
 
   @Option(
       names = "--allowed-lateness",
       paramLabel = "DURATION",
-      defaultValue = "40s",
       converter = DurationConverter.class,
       description =
-          "How long after its end a window accepts late events (default:"
-              + " ${DEFAULT-VALUE}); later events are set aside and counted.")
+          "How long after its end a window accepts late events (default: 4 windows, 40s with"
+              + " the default window); later events are set aside and counted.")
   Duration allowedLateness;
 
   @Option(
@@ -167,7 +224,7 @@ final class RunCommand implements Callable<Integer> {
       names = "--store",
       paramLabel = "URI",
       description =
-          "average, bigrams: TieredWindow's block store, file:///dir or gs://bucket/prefix"
+          "Workloads on TieredWindow: its block store, file:///dir or gs://bucket/prefix"
               + " (default: the blocks/ directory of --output).")
   String store;
 
@@ -176,7 +233,7 @@ final class RunCommand implements Callable<Integer> {
       paramLabel = "DURATION",
       converter = DurationConverter.class,
       description =
-          "average, bigrams: how long TieredWindow keeps a window's blocks after its lateness ends"
+          "Workloads on TieredWindow: how long it keeps a window's blocks after its lateness ends"
               + " (default: 0s, or 1m when the runner options enable checkpointing, so that a job"
               + " restored from a checkpoint still finds them).")
   Duration purgeDelay;
@@ -186,7 +243,8 @@ final class RunCommand implements Callable<Integer> {
       paramLabel = "N",
       defaultValue = "8",
       description =
-          "overlap: outputs of each operator printed side by side (default: ${DEFAULT-VALUE}).")
+          "overlap: outputs of each operator printed side by side; stock-market, linear-road:"
+              + " lines of each output printed (default: ${DEFAULT-VALUE}).")
   int show;
 
   @Option(
@@ -209,28 +267,50 @@ final class RunCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (events == null) {
-      events = workload == Workload.overlap ? 500L : 200_000L;
+      events = workload == Workload.OVERLAP ? 500L : 200_000L;
     }
     if (eventsPerWindow == null) {
-      eventsPerWindow = workload == Workload.overlap ? 50 : 10_000;
+      eventsPerWindow =
+          switch (workload) {
+            case OVERLAP -> 50;
+            case LINEAR_ROAD -> 2_000;
+            default -> 10_000;
+          };
+    }
+    if (window == null) {
+      window =
+          workload == Workload.LINEAR_ROAD
+              ? Duration.standardMinutes(1)
+              : Duration.standardSeconds(10);
+    }
+    if (allowedLateness == null) {
+      // saturated: a window too long for Beam's times is refused by checkFlags, naming --window
+      long windowMillis = window.getMillis();
+      allowedLateness =
+          Duration.millis(
+              windowMillis > Long.MAX_VALUE / DEFAULT_LATENESS_WINDOWS
+                  ? Long.MAX_VALUE
+                  : windowMillis * DEFAULT_LATENESS_WINDOWS);
     }
     checkFlags();
-    if (workload == Workload.ridesharing) {
-      return runRideSharing(out, err);
-    }
-    if (workload == Workload.overlap) {
-      return runOverlap(out, err);
+    switch (workload) {
+      case RIDESHARING:
+        return runRideSharing(out, err);
+      case OVERLAP:
+        return runOverlap(out, err);
+      case STOCK_MARKET:
+      case LINEAR_ROAD:
+        return runDataflow(out, err);
+      default:
+        break;
     }
     LateEventGenerator generator = generator();
     PipelineOptions options = pipelineOptions();
     Path outputDirectory = prepareOutput();
     options.setJobName("eventide-" + workload + "-" + System.currentTimeMillis());
 
-    AionWorkload aion = AionWorkload.valueOf(workload.name().toUpperCase(Locale.ROOT));
-    String blockStore =
-        store != null
-            ? store
-            : outputDirectory.toAbsolutePath().resolve("blocks").toUri().toString();
+    AionWorkload aion = AionWorkload.valueOf(workload.name());
+    String blockStore = blockStore(outputDirectory);
     Pipeline pipeline = Pipeline.create(options);
     AionPipeline.build(
         pipeline,
@@ -279,6 +359,120 @@ final class RunCommand implements Callable<Integer> {
         summary);
     return 0;
   }
+
+  private String blockStore(Path outputDirectory) {
+    return store != null
+        ? store
+        : outputDirectory.toAbsolutePath().resolve("blocks").toUri().toString();
+  }
+
+  /** stock-market or linear-road: a dataflow of windows and joins, its final results in files. */
+  private int runDataflow(PrintWriter out, PrintWriter err) throws Exception {
+    LateEventGenerator generator = generator();
+    PipelineOptions options = pipelineOptions();
+    Path outputDirectory = prepareOutput();
+    options.setJobName("eventide-" + workload + "-" + System.currentTimeMillis());
+    String blockStore = blockStore(outputDirectory);
+    Duration purge = purgeDelay != null ? purgeDelay : defaultPurgeDelay(options);
+    String directory = outputDirectory.toAbsolutePath().toString();
+    Pipeline pipeline = Pipeline.create(options);
+    List<String> outputs;
+    String namespace;
+    List<String> setAside;
+    String streams;
+    try {
+      if (workload == Workload.STOCK_MARKET) {
+        LateEventGenerator prices =
+            generator.toBuilder()
+                .setKeys(STOCK_SYMBOLS)
+                .setMaxValue(StockMarketPipeline.PRICE_STEPS)
+                .build();
+        LateEventGenerator posts =
+            prices.toBuilder()
+                .setEvents(events / 2)
+                .setEventsPerWindow(Math.max(1, eventsPerWindow / 2))
+                .setSeed(seed + 1)
+                .build();
+        StockMarketPipeline.build(
+            pipeline,
+            StockMarketPipeline.Settings.of(
+                prices, posts, allowedLateness, blockStore, purge, directory));
+        outputs = StockMarketPipeline.OUTPUTS;
+        namespace = StockMarketPipeline.METRICS_NAMESPACE;
+        setAside = List.of(namespace + ".prices", namespace + ".posts");
+        streams =
+            String.format(
+                Locale.ROOT,
+                "%,d prices and %,d posts of %d symbols",
+                events,
+                events / 2,
+                STOCK_SYMBOLS);
+      } else {
+        LateEventGenerator reports =
+            generator.toBuilder()
+                .setKeys(LINEAR_ROAD_VEHICLES)
+                .setMaxValue(LinearRoadPipeline.REPORT_VALUES)
+                .build();
+        LinearRoadPipeline.build(
+            pipeline,
+            LinearRoadPipeline.Settings.of(reports, allowedLateness, blockStore, purge, directory));
+        outputs = LinearRoadPipeline.OUTPUTS;
+        namespace = LinearRoadPipeline.METRICS_NAMESPACE;
+        setAside = List.of(namespace);
+        streams =
+            String.format(
+                Locale.ROOT,
+                "%,d position reports of %,d vehicles on %d segments",
+                events,
+                LINEAR_ROAD_VEHICLES,
+                LinearRoadPipeline.SEGMENTS);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new EventideCli.UsageException(e.getMessage());
+    }
+    err.printf(
+        Locale.ROOT,
+        "%s: %s, window %s, allowed lateness %s, lateness %s, TieredWindow (blocks in %s), on %s;"
+            + " output in %s%n",
+        workload,
+        streams,
+        DurationConverter.format(window),
+        DurationConverter.format(allowedLateness),
+        generator.lateness(),
+        blockStore,
+        options.getRunner().getSimpleName(),
+        outputDirectory);
+    err.flush();
+    long started = System.nanoTime();
+    PipelineResult result = runWithProgress(pipeline, outputDirectory, err);
+    double seconds = (System.nanoTime() - started) / 1e9;
+    OutputSummary.print(out, outputDirectory, outputs, show);
+    out.flush();
+    long beyond = 0;
+    for (String gate : setAside) {
+      beyond += counter(result, gate, "eventsBeyondAllowedLateness").orElse(0L);
+    }
+    err.printf(
+        Locale.ROOT,
+        "%s: done in %.1f s: %,d final window results, %,d of them changed by late events; %,d"
+            + " events beyond the allowed lateness (set aside); outputs in %s%n",
+        workload,
+        seconds,
+        counter(result, namespace, "finalValues").orElse(0L),
+        counter(result, namespace, "windowsChangedLate").orElse(0L),
+        beyond,
+        outputDirectory);
+    return 0;
+  }
+
+  /** Symbols of the stock-market workload. */
+  static final int STOCK_SYMBOLS = 16;
+
+  /** Vehicles of the linear-road workload. */
+  static final int LINEAR_ROAD_VEHICLES = 1_000;
+
+  /** The default allowed lateness, in windows. */
+  static final int DEFAULT_LATENESS_WINDOWS = 4;
 
   /** The HAMLET paper's ride-sharing workload on TrendAggregate. */
   private int runRideSharing(PrintWriter out, PrintWriter err) throws Exception {
@@ -395,7 +589,11 @@ final class RunCommand implements Callable<Integer> {
   private static final Duration CHECKPOINTED_PURGE_DELAY = Duration.standardMinutes(1);
 
   private boolean aionWorkload() {
-    return workload == Workload.average || workload == Workload.bigrams;
+    return workload == Workload.AVERAGE || workload == Workload.BIGRAMS;
+  }
+
+  private boolean onTieredWindow() {
+    return workload.tiered() && !nativeWindowing;
   }
 
   /** Values that cannot make a run are usage errors that name their flag, found before any work. */
@@ -416,17 +614,22 @@ final class RunCommand implements Callable<Integer> {
     if (allowedLateness.getMillis() < 0) {
       throw new EventideCli.UsageException("--allowed-lateness must not be negative");
     }
-    if (purgeDelay != null && purgeDelay.getMillis() > 0 && (!aionWorkload() || nativeWindowing)) {
+    if (purgeDelay != null && purgeDelay.getMillis() > 0 && !onTieredWindow()) {
       throw new EventideCli.UsageException(
-          "--purge-delay is for TieredWindow: the average and bigrams workloads without --native");
+          "--purge-delay is for TieredWindow: the average, bigrams (without --native),"
+              + " stock-market and linear-road workloads");
+    }
+    if (purgeDelay != null && purgeDelay.getMillis() < 0) {
+      throw new EventideCli.UsageException("--purge-delay must not be negative");
     }
     if (show < 0) {
       throw new EventideCli.UsageException("--show must not be negative, but was " + show);
     }
     if (store != null) {
-      if (!aionWorkload() || nativeWindowing) {
+      if (!onTieredWindow()) {
         throw new EventideCli.UsageException(
-            "--store is for TieredWindow: the average and bigrams workloads without --native");
+            "--store is for TieredWindow: the average, bigrams (without --native), stock-market"
+                + " and linear-road workloads");
       }
       try {
         BlockStores.checkUri(store);
@@ -609,7 +812,7 @@ final class RunCommand implements Callable<Integer> {
               "%s: %.0f s%s%n",
               workload,
               (System.nanoTime() - started) / 1e9,
-              workload == Workload.overlap
+              !aionWorkload()
                   ? ""
                   : ", " + WindowReport.countPanes(outputDirectory) + " panes written");
           err.flush();

@@ -10,6 +10,8 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -156,6 +158,56 @@ class EventideCliTest {
     assertThat(o.err(), containsString("average: done in"));
     assertThat(o.err(), containsString("beyond the allowed lateness"));
     assertThat(Files.exists(out.resolve("summary.jsonl")), equalTo(true));
+  }
+
+  @Test
+  void runsTheDataflowsOnEmbeddedFlinkAndPrintsTheirOutputs() {
+    Outcome stocks =
+        run(
+            "run",
+            "stock-market",
+            "--events=2000",
+            "--events-per-window=400",
+            "--output",
+            temp.resolve("stocks").toString());
+    assertThat(stocks.err(), stocks.exitCode(), equalTo(0));
+    assertThat(stocks.out(), containsString("correlation.txt: "));
+    assertThat(stocks.out(), containsString(" symbols=16 r="));
+    assertThat(stocks.err(), containsString("stock-market: done in"));
+    Outcome road =
+        run(
+            "run",
+            "linear-road",
+            "--events=3000",
+            "--events-per-window=1000",
+            "--show=2",
+            "--output",
+            temp.resolve("road").toString());
+    assertThat(road.err(), road.exitCode(), equalTo(0));
+    assertThat(road.out(), containsString("tolls.txt: "));
+    assertThat(road.err(), containsString("window 1m, allowed lateness 4m"));
+  }
+
+  @Test
+  void workloadFlagsAreCheckedAgainstTheWorkload() {
+    String[][] cases = {
+      {"nosuch", "unknown workload 'nosuch'; expected one of average, bigrams, overlap,"},
+      {"overlap --store=file:///tmp/x", "--store is for TieredWindow"},
+      {"stock-market --native", "--native is for the average and bigrams workloads"},
+      {
+        "stock-market --window=999ms --events-per-window=100",
+        "the window must be an even number of milliseconds"
+      },
+    };
+    for (String[] c : cases) {
+      List<String> args = new ArrayList<>(List.of("run"));
+      args.addAll(List.of(c[0].split(" ")));
+      args.add("--output=" + temp.resolve("flags-" + Math.abs(c[0].hashCode())));
+      Outcome o = run(args.toArray(String[]::new));
+      assertThat(c[0] + ": " + o.err(), o.exitCode(), equalTo(2));
+      assertThat(c[0], o.err(), containsString(c[1]));
+      assertNoStackTrace(o);
+    }
   }
 
   @Test

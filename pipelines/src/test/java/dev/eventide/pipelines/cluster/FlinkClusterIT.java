@@ -8,6 +8,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.eventide.pipelines.aion.WindowReport;
 import dev.eventide.pipelines.cli.EventideCli;
+import dev.eventide.pipelines.linearroad.LinearRoadPipeline;
+import dev.eventide.pipelines.output.SortedTextFile;
+import dev.eventide.pipelines.stocks.StockMarketPipeline;
 import dev.eventide.testing.cluster.FlinkSessionCluster;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,11 +37,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Submits the average pipeline (on TieredWindow) to a real Flink 1.19 session cluster on 127.0.0.1,
  * once with heap state and once with RocksDB state, through the shipped runner configs, and
- * compares each final per-window result with the DirectRunner's; the overlap comparison, which must
- * agree; and a trend workload, compared with the core's. Last, the fault test: the average job,
- * checkpointed, loses the TaskManager that runs it (killed by its process id), restarts from its
- * last checkpoint on the other, and ends with the DirectRunner's results. Runs after {@code
- * package}, which builds the job jar and the cluster's classpath.
+ * compares each final per-window result with the DirectRunner's; likewise stock-market, linear-road
+ * and ridesharing; the overlap comparison, which must agree; and a trend workload, compared with
+ * the core's. Last, the fault test: the average job, checkpointed, loses the TaskManager that runs
+ * it (killed by its process id), restarts from its last checkpoint on the other, and ends with the
+ * DirectRunner's results. Runs after {@code package}, which builds the job jar and the cluster's
+ * classpath.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FlinkClusterIT {
@@ -90,6 +94,69 @@ class FlinkClusterIT {
         // expiry, which depends on timing: the final values are what every run shares.
         .map(w -> w.windowStart() + " " + w.count() + " " + w.sum() + " " + w.result())
         .collect(Collectors.toList());
+  }
+
+  /**
+   * Runs {@code eventide run WORKLOAD ARGS --output DIR} with the given runner flags and returns
+   * DIR; the run must succeed.
+   */
+  private static Path runWorkload(String name, List<String> workload, String... runnerArgs) {
+    Path output = temp.resolve(name);
+    List<String> args = new ArrayList<>(List.of("run"));
+    args.addAll(workload);
+    args.addAll(List.of(runnerArgs));
+    args.add("--output=" + output);
+    int exit = EventideCli.execute(args.toArray(String[]::new));
+    assertThat(name + " run failed\n" + cluster.logTails(), exit, equalTo(0));
+    return output;
+  }
+
+  /**
+   * stock-market (RocksDB) and linear-road (heap): every output file (windows on TieredWindow,
+   * final values joined with AggregateJoin) equals the DirectRunner's.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"stock-market rocksdb", "linear-road heap"})
+  void dataflowsOnTheClusterGiveTheDirectRunnersResults(String workloadAndState) {
+    String workload = workloadAndState.split(" ")[0];
+    List<String> args =
+        workload.equals("stock-market")
+            ? List.of(workload, "--events=2000", "--events-per-window=400", "--seed=5")
+            : List.of(workload, "--events=3000", "--events-per-window=1000", "--seed=5");
+    List<String> outputs =
+        workload.equals("stock-market") ? StockMarketPipeline.OUTPUTS : LinearRoadPipeline.OUTPUTS;
+    Path direct = runWorkload(workload + "-direct", args, "--runner=direct");
+    Path onCluster =
+        runWorkload(
+            workload + "-cluster",
+            args,
+            "--config=../runner-configs/flink-cluster-" + workloadAndState.split(" ")[1] + ".conf",
+            "--flink-master=" + cluster.restAddress());
+    for (String file : outputs) {
+      List<String> expected = SortedTextFile.read(direct, file);
+      assertThat(workload + " " + file + " has results", expected.size(), greaterThan(3));
+      assertThat(workload + " " + file, SortedTextFile.read(onCluster, file), equalTo(expected));
+    }
+  }
+
+  /**
+   * ridesharing (TrendAggregate) with an allowed lateness longer than any delay, so no event is a
+   * dead letter on either runner: the same final results on the cluster as on the DirectRunner.
+   */
+  @Test
+  void ridesharingOnTheClusterGivesTheDirectRunnersResults() throws IOException {
+    List<String> args = List.of("ridesharing", "--events=3000", "--allowed-lateness=5m");
+    Path direct = runWorkload("ridesharing-direct", args, "--runner=direct");
+    Path onCluster =
+        runWorkload(
+            "ridesharing-cluster",
+            args,
+            "--config=../runner-configs/flink-cluster-heap.conf",
+            "--flink-master=" + cluster.restAddress());
+    List<String> expected = Files.readAllLines(direct.resolve("results.jsonl"));
+    assertThat(expected.size(), greaterThan(10));
+    assertThat(Files.readAllLines(onCluster.resolve("results.jsonl")), equalTo(expected));
+    assertThat(Files.readAllLines(onCluster.resolve("dead-letters.jsonl")), equalTo(List.of()));
   }
 
   /** A trend workload submitted with {@code eventide trends}: the in-process core's file. */

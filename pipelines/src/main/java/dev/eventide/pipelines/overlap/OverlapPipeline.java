@@ -2,8 +2,8 @@ package dev.eventide.pipelines.overlap;
 
 import dev.eventide.generators.LateEvent;
 import dev.eventide.generators.LateEventGenerator;
-import dev.eventide.generators.LateEventSource;
 import dev.eventide.pipelines.output.SortedTextFile;
+import dev.eventide.pipelines.windows.WindowSteps;
 import dev.eventide.transforms.AggregateFilter;
 import dev.eventide.transforms.AggregateFlatMap;
 import dev.eventide.transforms.AggregateJoin;
@@ -109,7 +109,7 @@ public final class OverlapPipeline {
     }
     PCollectionTuple gated =
         pipeline
-            .apply("ReadLateEvents", LateEventSource.read(events))
+            .apply("ReadLateEvents", WindowSteps.read(pipeline, events))
             .apply(
                 "SetAsideBeyondAllowedLateness",
                 ParDo.of(new Gate(allowedLateness))

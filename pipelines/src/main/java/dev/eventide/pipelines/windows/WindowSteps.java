@@ -11,9 +11,11 @@ import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptors;
@@ -21,12 +23,16 @@ import org.joda.time.Duration;
 
 /** The steps the pipelines' windowed dataflows share: reading, windowing and writing. */
 public final class WindowSteps {
+  /** Events per source element: many per bundle on the DirectRunner, which reads ten elements. */
+  static final int READ_BATCH = 100;
+
   private WindowSteps() {}
 
   /**
    * Reads a generated stream, named {@code "Read" + name}, and sets aside the events that arrive
    * after their tumbling window of the stream's window length is more than {@code allowedLateness}
-   * late ({@link LatenessGate}, counted in {@code metricsNamespace}).
+   * late ({@link LatenessGate}, counted in {@code metricsNamespace}). On the DirectRunner the
+   * stream is read in batches ({@link #read}).
    */
   public static PCollection<LateEvent> readWithinLateness(
       Pipeline pipeline,
@@ -35,7 +41,7 @@ public final class WindowSteps {
       Duration allowedLateness,
       String metricsNamespace) {
     return pipeline
-        .apply("Read" + name, LateEventSource.read(events))
+        .apply("Read" + name, read(pipeline, events))
         .apply(
             "Gate" + name,
             ParDo.of(
@@ -60,6 +66,20 @@ public final class WindowSteps {
         .deadLetters()
         .apply(name + "/CountDropped", ParDo.of(new CountDropped<>(metricsNamespace)));
     return result.results();
+  }
+
+  /**
+   * Reads a generated stream: on the DirectRunner in batches of the events that arrive under one
+   * watermark ({@link LateEventSource#readInBatches}: it reads ten source elements per bundle, and
+   * each bundle costs a pass over the pipeline's graph); elsewhere one event per source element, so
+   * that a runner that polls the watermark between reads (Flink) sees it move as often as the
+   * generator moves it, and late events arrive late.
+   */
+  public static PTransform<PBegin, PCollection<LateEvent>> read(
+      Pipeline pipeline, LateEventGenerator events) {
+    return pipeline.getOptions().getRunner().getSimpleName().equals("DirectRunner")
+        ? LateEventSource.readInBatches(events, READ_BATCH)
+        : LateEventSource.read(events);
   }
 
   /** One output line of a key's final value in a window. */

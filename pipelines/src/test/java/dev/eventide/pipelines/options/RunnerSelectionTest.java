@@ -62,6 +62,25 @@ class RunnerSelectionTest {
   }
 
   @Test
+  void directRunnerChecksAreOffUnlessAConfigTurnsThemOn() throws Exception {
+    DirectOptions fast =
+        RunnerSelection.fromConfig(Optional.empty())
+            .runner(RunnerSelection.Runner.DIRECT)
+            .create(Optional.empty())
+            .as(DirectOptions.class);
+    assertThat(fast.isEnforceImmutability(), equalTo(false));
+    assertThat(fast.isEnforceEncodability(), equalTo(false));
+    Path config = temp.resolve("checked.conf");
+    Files.writeString(config, "runner=DirectRunner\nenforceImmutability=true\n");
+    DirectOptions checked =
+        RunnerSelection.fromConfig(Optional.of(config))
+            .create(Optional.empty())
+            .as(DirectOptions.class);
+    assertThat(checked.isEnforceImmutability(), equalTo(true));
+    assertThat(checked.isEnforceEncodability(), equalTo(false));
+  }
+
+  @Test
   void remoteFlinkStagesTheJobJarOrSaysHowToBuildIt() throws Exception {
     Path jar = Files.createFile(temp.resolve("eventide-pipelines-1-job.jar"));
     FlinkPipelineOptions options =

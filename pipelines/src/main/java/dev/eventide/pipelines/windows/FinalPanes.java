@@ -21,6 +21,7 @@ import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.transforms.windowing.WindowFn;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TypeDescriptor;
@@ -76,14 +77,16 @@ public final class FinalPanes<K, V>
       throw new IllegalArgumentException(
           "FinalPanes needs a KvCoder on its input, but " + panes + " has " + panes.getCoder());
     }
-    TypeDescriptor<?> windowType =
-        panes.getWindowingStrategy().getWindowFn().getWindowTypeDescriptor();
-    if (!TypeDescriptor.of(IntervalWindow.class).isSupertypeOf(windowType)) {
+    WindowFn<?, ?> windowFn = panes.getWindowingStrategy().getWindowFn();
+    TypeDescriptor<?> windowType = windowFn.getWindowTypeDescriptor();
+    if (!windowFn.isNonMerging()
+        || !TypeDescriptor.of(IntervalWindow.class).isSupertypeOf(windowType)) {
       throw new IllegalArgumentException(
-          "FinalPanes needs windows with a start and an end (fixed, sliding), but "
+          "FinalPanes needs windows with a start and an end that do not merge (fixed, sliding),"
+              + " but "
               + panes
               + " is in windows of "
-              + windowType);
+              + windowFn);
     }
     Coder<K> keyCoder = kvCoder.getKeyCoder();
     FinalValue.FinalValueCoder<V> valueCoder =

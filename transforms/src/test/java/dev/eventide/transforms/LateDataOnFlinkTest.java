@@ -4,11 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.eventide.generators.LateEvent;
 import dev.eventide.generators.LateEventGenerator;
-import dev.eventide.generators.LateEventSource;
 import dev.eventide.generators.LatenessDistribution;
 import dev.eventide.testing.runners.OnEachRunner;
 import dev.eventide.testing.runners.PipelineMetrics;
 import dev.eventide.testing.runners.TestRunner;
+import dev.eventide.testing.streams.GatedReplay;
+import dev.eventide.testing.streams.LateEventStreams;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.Counter;
@@ -25,8 +26,9 @@ import org.joda.time.Duration;
 /**
  * Late data on embedded Flink: the operators from the Aggregate against the same references as on
  * the DirectRunner, on every field. Flink's {@code TestStream} may deliver events before the
- * watermark meant to precede them, so the streams come from a paced source: it pauses at each
- * watermark move, and Flink polls source watermarks every 5 ms, so events meant to be late are.
+ * watermark meant to precede them, so the streams are replayed through a {@link GatedReplay}: at
+ * each watermark move it waits until the new watermark has reached the stream's consumers, so
+ * events meant to be late are late however loaded the machine is (no wall-clock pause decides it).
  *
  * <p>Each stream: 1,200 events, two per millisecond of arrival, a watermark every 20 ms, 30% of
  * them delayed by log-normal multiples of 20 ms — late within and beyond the allowed lateness — and
@@ -34,7 +36,6 @@ import org.joda.time.Duration;
  */
 class LateDataOnFlinkTest {
   private static final Duration PERIOD = Duration.millis(40);
-  private static final Duration PAUSE = Duration.millis(100);
 
   private static PCollection<Integer> lateStream(TestPipeline p, long seed) {
     LateEventGenerator generator =
@@ -48,23 +49,19 @@ class LateDataOnFlinkTest {
             .setMaxValue(6)
             .setSeed(seed)
             .build();
-    return p.apply("Stream " + seed, LateEventSource.paced(generator, PAUSE))
+    return p.apply("Stream " + seed, LateEventStreams.gatedReplay(generator))
         .apply(
             "Value " + seed,
             MapElements.into(TypeDescriptors.integers()).via((LateEvent e) -> (int) e.value()));
   }
 
   /**
-   * Watermarks that reach every operator as the source emits them: Flink polls the source's
-   * watermark every 5 ms, well within its pauses, and bundles of one element let each Beam operator
-   * pass a watermark on at once (an operator holds it back until its open bundle finishes, by
-   * default up to 1,000 elements or 1 s, so two operators reading one stream could otherwise see an
-   * event on either side of a watermark).
+   * Bundles of one element, so that each Beam operator passes a watermark on at once (an operator
+   * holds it back until its open bundle finishes, by default up to 1,000 elements or 1 s, so two
+   * operators reading one stream could otherwise see an event on either side of a watermark).
    */
   private static void promptWatermarks(TestPipeline p) {
-    FlinkPipelineOptions options = p.getOptions().as(FlinkPipelineOptions.class);
-    options.setAutoWatermarkInterval(5L);
-    options.setMaxBundleSize(1L);
+    p.getOptions().as(FlinkPipelineOptions.class).setMaxBundleSize(1L);
   }
 
   /**

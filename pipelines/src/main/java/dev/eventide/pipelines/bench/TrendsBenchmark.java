@@ -7,6 +7,8 @@ import dev.eventide.trends.engine.Engines;
 import dev.eventide.trends.query.Workload;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,7 +36,8 @@ public final class TrendsBenchmark {
       boolean finished,
       long resultDigest,
       Map<String, Long> statistics,
-      long peakHeapBytes) {
+      long peakHeapBytes,
+      double speedupOverStatic) {
 
     public double eventsPerSecond() {
       return events / seconds;
@@ -50,6 +53,33 @@ public final class TrendsBenchmark {
      */
     public double cpuMillisPerWindow() {
       return cpuSeconds * 1000 / windows;
+    }
+
+    /**
+     * How many times faster than {@link Engines#HAMLET_STATIC} this engine ran, paired per round:
+     * the median over the rounds of static's CPU time over this engine's in the same round, which
+     * cancels the drift of a shared machine between rounds better than a ratio of the fastest runs.
+     * NaN when static was not measured with it, or either did not finish a round.
+     */
+    public double speedupOverStatic() {
+      return speedupOverStatic;
+    }
+
+    Result pairedWithStatic(double speedup) {
+      return new Result(
+          stream,
+          eventsPerWindow,
+          queries,
+          engine,
+          events,
+          seconds,
+          cpuSeconds,
+          windows,
+          finished,
+          resultDigest,
+          statistics,
+          peakHeapBytes,
+          speedup);
     }
   }
 
@@ -124,7 +154,8 @@ public final class TrendsBenchmark {
         finished,
         digest[0],
         trends.statistics(),
-        Math.max(PEAK_HEAP.get(), endHeap));
+        Math.max(PEAK_HEAP.get(), endHeap),
+        Double.NaN);
   }
 
   /**
@@ -135,7 +166,8 @@ public final class TrendsBenchmark {
    * minMeasuredSeconds} in all, collections included (a run of a few milliseconds is at the mercy
    * of the machine's noise), as long as it stays within its budget. The fastest run of each counts:
    * interleaving puts every engine under the same drift of a shared, noisy machine, and the fastest
-   * run is the one least disturbed.
+   * run is the one least disturbed. Each result also gets its speed-up over HAMLET static paired
+   * per round ({@link Result#speedupOverStatic}), when static is among the engines.
    */
   public static List<Result> compare(
       TrendStreams.Kind stream,
@@ -159,10 +191,14 @@ public final class TrendsBenchmark {
       } while (System.nanoTime() < warmUntil);
     }
     Result[] best = new Result[engines.size()];
+    List<double[]> cpuPerRound = new ArrayList<>(); // NaN: not run or not finished that round
     double[] spent = new double[engines.size()];
     double[] wall = new double[engines.size()]; // with the collections around each run
     for (int round = 0; round < MAX_ROUNDS; round++) {
       boolean measured = false;
+      double[] cpu = new double[engines.size()];
+      Arrays.fill(cpu, Double.NaN);
+      cpuPerRound.add(cpu);
       for (int turn = 0; turn < engines.size(); turn++) {
         // Each round starts with another engine: the first run after a round's start is not
         // always the same engine's.
@@ -188,6 +224,9 @@ public final class TrendsBenchmark {
                 events,
                 windows,
                 budgetSeconds);
+        if (r.finished()) {
+          cpu[i] = r.cpuSeconds();
+        }
         spent[i] += r.seconds();
         wall[i] += (System.nanoTime() - started) / 1e9;
         if (best[i] == null || (r.finished() && r.seconds() < best[i].seconds())) {
@@ -198,6 +237,29 @@ public final class TrendsBenchmark {
         break;
       }
     }
-    return List.of(best);
+    int reference = engines.indexOf(Engines.HAMLET_STATIC);
+    List<Result> results = new ArrayList<>();
+    for (int i = 0; i < best.length; i++) {
+      results.add(
+          reference < 0
+              ? best[i]
+              : best[i].pairedWithStatic(pairedSpeedup(cpuPerRound, reference, i)));
+    }
+    return results;
+  }
+
+  /** The median over rounds of the reference's time over engine {@code i}'s in the same round. */
+  static double pairedSpeedup(List<double[]> cpuPerRound, int reference, int i) {
+    double[] ratios =
+        cpuPerRound.stream()
+            .filter(c -> !Double.isNaN(c[reference]) && !Double.isNaN(c[i]) && c[i] > 0)
+            .mapToDouble(c -> c[reference] / c[i])
+            .sorted()
+            .toArray();
+    int n = ratios.length;
+    if (n == 0) {
+      return Double.NaN;
+    }
+    return n % 2 == 1 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
   }
 }

@@ -32,8 +32,9 @@ import picocli.CommandLine.Option;
           + " sharing; or, with --burst-sweep, where sharing a burst pays.",
       "Every engine's results must be equal (a digest is compared); prints events/s and the"
           + " speed-up over GRETA, ms per window elapsed and in the measuring thread's CPU time"
-          + " (less disturbed by other work on a shared machine), and writes PNG charts. A run"
-          + " over its time budget stops early"
+          + " (less disturbed by other work on a shared machine), the speed-up over HAMLET static"
+          + " paired per round (the median over rounds of static's CPU time over the engine's in"
+          + " the same round), and writes PNG charts. A run over its time budget stops early"
           + " and is marked: its events/s ('<') is then an upper bound, its speed-up over a"
           + " stopped GRETA ('>') a lower bound."
     })
@@ -429,7 +430,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
   private static void printHeader(PrintWriter out) {
     out.printf(
         Locale.ROOT,
-        "%-7s %8s %5s %-14s %9s %12s %13s %13s %10s %9s  %s%n",
+        "%-7s %8s %5s %-14s %9s %12s %13s %13s %10s %10s %9s  %s%n",
         "stream",
         "n/window",
         "k",
@@ -439,6 +440,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
         "ms/window",
         "cpu ms/window",
         "vs GRETA",
+        "vs static",
         "peak heap",
         "shared/split bursts, snapshots");
   }
@@ -465,7 +467,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
           r.finished() == greta.finished() ? (r.finished() ? "" : "~") : r.finished() ? ">" : "<";
       out.printf(
           Locale.ROOT,
-          "%-7s %8d %5d %-14s %9d %12s %13s %13s %10s %8.0fM  %s%n",
+          "%-7s %8d %5d %-14s %9d %12s %13s %13s %10s %10s %8.0fM  %s%n",
           r.stream().name().toLowerCase(Locale.ROOT),
           r.eventsPerWindow(),
           r.queries(),
@@ -479,6 +481,9 @@ final class BenchTrendsCommand implements Callable<Integer> {
               : ratioBound
                   + String.format(
                       Locale.ROOT, "%.1fx", r.eventsPerSecond() / greta.eventsPerSecond()),
+          Double.isNaN(r.speedupOverStatic())
+              ? "-"
+              : String.format(Locale.ROOT, "%.2fx", r.speedupOverStatic()),
           r.peakHeapBytes() / 1e6,
           r.engine() == Engines.GRETA || r.engine() == Engines.UNSHARED
               ? ""

@@ -33,7 +33,30 @@ class TrendsBenchmarkTest {
             equalTo(results.get(results.size() - 1).resultDigest()));
       }
       assertThat("some results", results.get(0).resultDigest(), not(equalTo(0L)));
+      for (TrendsBenchmark.Result r : results) {
+        assertThat(r.engine() + " paired", Double.isNaN(r.speedupOverStatic()), equalTo(false));
+      }
     }
+  }
+
+  @Test
+  void speedUpsOverStaticArePairedPerRound() {
+    // Rounds of (static, other) CPU times: a slow third round slows both alike.
+    List<double[]> rounds =
+        List.of(
+            new double[] {1.0, 0.5},
+            new double[] {1.2, 0.4},
+            new double[] {9.0, 4.5},
+            new double[] {Double.NaN, 0.1}); // static did not finish: not paired
+    assertThat(TrendsBenchmark.pairedSpeedup(rounds, 0, 1), equalTo(2.0));
+    assertThat(TrendsBenchmark.pairedSpeedup(rounds, 0, 0), equalTo(1.0));
+    assertThat(
+        TrendsBenchmark.pairedSpeedup(List.of(new double[] {Double.NaN, 1}), 0, 1),
+        equalTo(Double.NaN));
+    // An even count: the mean of the middle two.
+    assertThat(
+        TrendsBenchmark.pairedSpeedup(List.of(new double[] {1, 1}, new double[] {3, 1}), 0, 1),
+        equalTo(2.0));
   }
 
   @Test

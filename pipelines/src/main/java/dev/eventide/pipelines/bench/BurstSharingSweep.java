@@ -5,7 +5,6 @@ import dev.eventide.trends.TrendEngine;
 import dev.eventide.trends.engine.Engines;
 import dev.eventide.trends.query.Workload;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -99,9 +98,7 @@ public final class BurstSharingSweep {
         ratios[round - 1] = roundNanos[1] / roundNanos[0];
       }
     }
-    Arrays.sort(ratios);
-    double median =
-        rounds % 2 == 1 ? ratios[rounds / 2] : (ratios[rounds / 2 - 1] + ratios[rounds / 2]) / 2;
+    double median = TrendsBenchmark.median(ratios);
     if (digests[0] != digests[1] || digests[0] != digests[2]) {
       throw new IllegalStateException(
           "engines disagree at burst " + burst + ", " + queries + " queries");

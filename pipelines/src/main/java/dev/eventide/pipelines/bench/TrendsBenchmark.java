@@ -250,16 +250,21 @@ public final class TrendsBenchmark {
 
   /** The median over rounds of the reference's time over engine {@code i}'s in the same round. */
   static double pairedSpeedup(List<double[]> cpuPerRound, int reference, int i) {
-    double[] ratios =
+    return median(
         cpuPerRound.stream()
             .filter(c -> !Double.isNaN(c[reference]) && !Double.isNaN(c[i]) && c[i] > 0)
             .mapToDouble(c -> c[reference] / c[i])
-            .sorted()
-            .toArray();
-    int n = ratios.length;
+            .toArray());
+  }
+
+  /** The median of the values (the mean of the middle two for an even count); NaN if none. */
+  static double median(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    int n = sorted.length;
     if (n == 0) {
       return Double.NaN;
     }
-    return n % 2 == 1 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
+    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   }
 }

@@ -205,7 +205,13 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
         aggregated
             .get(TrendAggregateFn.RESULTS)
             .setCoder(TrendResultCoder.of())
-            .apply("IntoResultWindows", Window.into(new ResultWindows()));
+            .apply(
+                "IntoResultWindows",
+                // The allowed lateness a windowed GroupByKey would carry: a window downstream
+                // keeps the LATE panes instead of dropping them as late data.
+                Window.<TrendResult>into(new ResultWindows())
+                    .withAllowedLateness(allowedLateness)
+                    .accumulatingFiredPanes());
     results.setSchema(
         TrendSchemas.RESULT,
         TypeDescriptor.of(TrendResult.class),

@@ -8,7 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /** Blocks on the heap, for tests and small jobs; {@code memory:name} in a URI. */
 public final class InMemoryBlockStore implements BlockStore {
   private final String uri;
-  private final Map<BlockName, byte[]> blocks = new ConcurrentHashMap<>();
+  // By owner hash, so that listing an owner's blocks does not scan every block of the store.
+  private final Map<String, Map<BlockName, byte[]>> blocks = new ConcurrentHashMap<>();
 
   public InMemoryBlockStore(String name) {
     this.uri = "memory:" + name;
@@ -17,13 +18,15 @@ public final class InMemoryBlockStore implements BlockStore {
   @Override
   public BlockName write(String owner, byte[] contents) {
     BlockName name = BlockName.of(owner, contents);
-    blocks.computeIfAbsent(name, n -> BlockFormat.encode(contents));
+    blocks
+        .computeIfAbsent(name.owner(), o -> new ConcurrentHashMap<>())
+        .computeIfAbsent(name, n -> BlockFormat.encode(contents));
     return name;
   }
 
   @Override
   public byte[] read(BlockName name) throws java.io.IOException {
-    byte[] stored = blocks.get(name);
+    byte[] stored = storedBytes(name);
     if (stored == null) {
       throw new NoSuchBlockException(uri, name);
     }
@@ -32,19 +35,18 @@ public final class InMemoryBlockStore implements BlockStore {
 
   @Override
   public void delete(BlockName name) {
-    blocks.remove(name);
+    blocks.computeIfPresent(
+        name.owner(),
+        (owner, named) -> {
+          named.remove(name);
+          return named.isEmpty() ? null : named;
+        });
   }
 
   @Override
   public List<BlockName> list(String owner) {
-    String hash = BlockName.ownerHash(owner);
-    List<BlockName> names = new ArrayList<>();
-    for (BlockName name : blocks.keySet()) {
-      if (name.owner().equals(hash)) {
-        names.add(name);
-      }
-    }
-    return names;
+    Map<BlockName, byte[]> named = blocks.get(BlockName.ownerHash(owner));
+    return named == null ? new ArrayList<>() : new ArrayList<>(named.keySet());
   }
 
   @Override
@@ -54,6 +56,7 @@ public final class InMemoryBlockStore implements BlockStore {
 
   /** The stored bytes of a block, which tests may damage in place. */
   byte[] storedBytes(BlockName name) {
-    return blocks.get(name);
+    Map<BlockName, byte[]> named = blocks.get(name.owner());
+    return named == null ? null : named.get(name);
   }
 }

@@ -53,18 +53,25 @@ import org.joda.time.Duration;
  *
  * <p><b>Late events.</b> An event whose time was already evaluated (by the key's unit and group) is
  * late. A window's first result is in an ON_TIME pane even when all its events came behind the
- * watermark (where Beam's windowing would call that pane LATE): the transform knows how far its
- * windows are evaluated, not the watermark itself. Within the allowed lateness (measured from the
- * end of the last window holding it) it re-evaluates every window it is in: each closed one comes
- * out again in a LATE pane with its new value (a window left without trends comes out with COUNT 0
- * and AVG/MIN/MAX null, so the last pane is always right). Beyond it the event goes to {@link
- * Result#deadLetters()} with the reason, and so does an event lacking an attribute the workload
- * needs. With no allowed lateness (the default) every late event is a dead letter, also for sliding
- * windows still open: unlike Beam's windowing, windows of one event are evaluated together.
+ * watermark (where Beam's windowing would call that pane LATE), if the key had not evaluated that
+ * far: the transform knows how far its windows are evaluated. An event whose every window has
+ * expired by the watermark it arrives under is a dead letter. Within the allowed lateness (measured
+ * from the end of the last window holding it) it re-evaluates every window it is in: each closed
+ * one comes out again in a LATE pane with its new value (a window left without trends comes out
+ * with COUNT 0 and AVG/MIN/MAX null, so the last pane is always right). Beyond it the event goes to
+ * {@link Result#deadLetters()} with the reason, and so does an event lacking an attribute the
+ * workload needs. With no allowed lateness (the default) every late event is a dead letter, also
+ * for sliding windows still open: unlike Beam's windowing, windows of one event are evaluated
+ * together.
  *
  * <p>The events a late event may need are kept until their windows expire: in Beam state by
  * default, or, for windows too large for the state backend's memory, in a block store ({@link
- * #withRetainedEventsIn}).
+ * #withRetainedEventsIn}). A key's (sharing unit and group) state is cleared once nothing is
+ * pending for it: no event waiting, no open window, nothing kept for lateness. A key without state
+ * counts as evaluated up to the last window end the watermark has passed, so a group seen again
+ * after its state went is judged by the watermark (its first pane for a window already closed is
+ * LATE). The results' windowing carries the allowed lateness and accumulating panes, as a windowed
+ * {@code GroupByKey}'s does, so a window downstream keeps the LATE panes.
  *
  * <p>Metrics: {@link TrendMetrics}. Cost per event: about the in-process core's plus two or three
  * state appends; a batch of late events replays its windows' events.

@@ -172,12 +172,29 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       MultiOutputReceiver out) {
     int unit = RouteFn.unitOf(element.getKey());
     Event e = element.getValue();
-    Progress p = orNew(progress.read());
+    Progress read = progress.read();
+    Progress p = orNew(read);
+    long watermark = fire.getCurrentRelativeTime().getMillis();
+    if (read == null) {
+      // A key without state (new, or cleared once nothing was pending) stands where a key that
+      // fired at every window end would: evaluated up to the last window end the watermark has
+      // passed, expired up to the watermark. A cleared key thus never re-emits an expired window.
+      long within = plan.within(unit);
+      long slide = plan.slide(unit);
+      p.evaluatedUpTo = Math.floorDiv(watermark - within, slide) * slide + within - 1;
+      p.expiredUpTo = watermark - 1;
+    }
     long t = e.time();
     boolean evaluated = t <= p.evaluatedUpTo;
-    if ((evaluated && lateness == 0) || expired(unit, t, p)) {
+    // Beam's rule: every window holding t has expired once the watermark passed its end plus the
+    // allowed lateness (the key's timers may not have seen that watermark yet).
+    boolean expiredByWatermark = expiry(unit, t) < watermark;
+    if ((evaluated && lateness == 0) || expiredByWatermark || expired(unit, t, p)) {
       deadLetter(out, e, unit, t);
       return;
+    }
+    if (read == null) {
+      TrendMetrics.KEYS_HOLDING_STATE.inc();
     }
     if (evaluated) {
       TrendMetrics.LATE_EVENTS.inc();
@@ -265,9 +282,21 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       p.cleanupSet = true;
       cleanup.withOutputTimestamp(new Instant(LAST_TIMER)).set(new Instant(LAST_TIMER));
     }
+    report(counters);
+    if (idle(p, states.isEmpty(), retained)) {
+      clear(
+          pendingState,
+          pendingSlices,
+          lateState,
+          retainedState,
+          retainedBlocks,
+          coreState,
+          progress);
+      cleanup.clear();
+      return;
+    }
     coreState.write(encode(states));
     progress.write(p);
-    report(counters);
   }
 
   @OnTimer(EXPIRE)
@@ -277,9 +306,15 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @StateId(RETAINED) BagState<Event> retainedState,
       @StateId(RETAINED_BLOCKS) ValueState<List<RetainedEvents.Block>> retainedBlocks,
       @StateId(PROGRESS) ValueState<Progress> progress,
-      @TimerId(EXPIRE) Timer expire) {
+      @StateId(PENDING) BagState<Event> pendingState,
+      @StateId(PENDING_SLICES) MapState<Long, List<Event>> pendingSlices,
+      @StateId(LATE) BagState<Event> lateState,
+      @StateId(CORE) ValueState<List<byte[]>> coreState,
+      @TimerId(EXPIRE) Timer expire,
+      @TimerId(CLEANUP) Timer cleanup) {
     int unit = RouteFn.unitOf(key);
     long now = c.fireTimestamp().getMillis();
+    coreState.readLater();
     Progress p = orNew(progress.read());
     RetainedEvents retained = retained(key, retainedState, retainedBlocks, p);
     retained.readLater();
@@ -332,7 +367,53 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     if (next != Long.MAX_VALUE) {
       scheduleExpiry(p, next, expire);
     }
+    List<byte[]> core = coreState.read();
+    if (idle(p, core == null || core.isEmpty(), retained)) {
+      clear(
+          pendingState,
+          pendingSlices,
+          lateState,
+          retainedState,
+          retainedBlocks,
+          coreState,
+          progress);
+      cleanup.clear();
+      return;
+    }
     progress.write(p);
+  }
+
+  /**
+   * Whether nothing is pending for the key: no event waiting, no open window, nothing kept for
+   * lateness (events, blocks, pane counts), no timer to come. Its state can then go whole.
+   */
+  private static boolean idle(Progress p, boolean noOpenWindows, RetainedEvents retained) {
+    return noOpenWindows
+        && p.fireAt == Progress.NONE
+        && p.expireAt == Progress.NONE
+        && p.pendingSlices.isEmpty()
+        && p.panes.isEmpty()
+        && p.retainedInMemory == 0
+        && retained.blocks().isEmpty();
+  }
+
+  /** Clears all of the key's state: its next event starts afresh, judged by the watermark. */
+  private static void clear(
+      BagState<Event> pending,
+      MapState<Long, List<Event>> pendingSlices,
+      BagState<Event> late,
+      BagState<Event> retained,
+      ValueState<List<RetainedEvents.Block>> retainedBlocks,
+      ValueState<List<byte[]>> core,
+      ValueState<Progress> progress) {
+    pending.clear();
+    pendingSlices.clear();
+    late.clear();
+    retained.clear();
+    retainedBlocks.clear();
+    core.clear();
+    progress.clear();
+    TrendMetrics.KEYS_HOLDING_STATE.dec();
   }
 
   /** At the end of time every window has expired: the key's blocks go, whatever is left of them. */

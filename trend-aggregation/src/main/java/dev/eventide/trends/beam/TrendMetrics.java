@@ -43,6 +43,11 @@ public final class TrendMetrics {
   static final Counter SPLIT_BURSTS = Metrics.counter(NAMESPACE, "splitBursts");
   static final Counter SNAPSHOTS = Metrics.counter(NAMESPACE, "snapshots");
 
+  /**
+   * Keys (sharing unit, GROUPBY group) holding state: raised when created, lowered when cleared.
+   */
+  static final Counter KEYS_HOLDING_STATE = Metrics.counter(NAMESPACE, "keysHoldingState");
+
   private TrendMetrics() {}
 
   /** The sum of a counter of a finished pipeline, such as {@code "deadLetters"}. */

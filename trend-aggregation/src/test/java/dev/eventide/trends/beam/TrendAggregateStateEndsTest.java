@@ -1,0 +1,123 @@
+package dev.eventide.trends.beam;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.eventide.testing.runners.TestRunner;
+import dev.eventide.trends.Event;
+import dev.eventide.trends.TrendResult;
+import dev.eventide.trends.query.Workload;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.testing.TestPipeline;
+import org.apache.beam.sdk.testing.TestStream;
+import org.apache.beam.sdk.transforms.Count;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
+import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TimestampedValue;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * GROUPBY groups that come and go: many distinct groups, each with a few events in one window. A
+ * (sharing unit, group) key's state ends once nothing is pending for it (no open window, nothing
+ * kept for lateness, no timer to come), by the expiry timers of its own windows: once the input
+ * ends, no key holds state.
+ */
+class TrendAggregateStateEndsTest {
+  private static final Workload WORKLOAD =
+      Workload.parse(
+          """
+          QUERY runs
+          RETURN COUNT(*)
+          PATTERN B+
+          GROUPBY sensor
+          WITHIN 10 seconds SLIDE 10 seconds
+          """);
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(TestRunner.class)
+  void everyGroupsStateEnds(TestRunner runner) {
+    // The DirectRunner fires each key's timers in a bundle of its own: fewer groups there.
+    int groups = runner == TestRunner.FLINK ? 100_000 : 2_000;
+    List<TimestampedValue<Event>> events = new ArrayList<>();
+    for (int g = 0; g < groups; g++) {
+      long at = (g % 1_000) * 100L; // groups spread over 100 s of event time, ten windows
+      for (long i = 0; i < 2; i++) {
+        Event e = Event.of("B", at + i, "sensor", g);
+        events.add(TimestampedValue.of(e, new Instant(e.time())));
+      }
+    }
+    Pipeline p = Pipeline.create(runner.options(2));
+    PCollection<TrendResult> results =
+        p.apply(Create.timestamped(events).withCoder(EventCoder.of()))
+            .apply(TrendAggregate.of(WORKLOAD).withAllowedLateness(Duration.standardSeconds(30)))
+            .results();
+    // One result per group: B+ over two events is three trends.
+    PAssert.thatSingleton(results.apply(Window.into(new GlobalWindows())).apply(Count.globally()))
+        .isEqualTo((long) groups);
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    assertEquals(0, TrendMetrics.counter(result, "keysHoldingState"), "keys holding state");
+    assertEquals(2L * groups, TrendMetrics.counter(result, "events"));
+  }
+
+  /**
+   * A group whose state went once its only window expired: its next events are judged by the
+   * watermark, never by the missing state. One in the expired window is a dead letter (not a new
+   * result for that window); one behind the watermark in a window still open is on time; one in a
+   * window that has closed but not expired gives that window's first pane, late.
+   */
+  @Test
+  void aClearedGroupJudgesItsNextEventsByTheWatermark() {
+    TestPipeline p = TestPipeline.create().enableAbandonedNodeEnforcement(false);
+    TestStream<Event> stream =
+        TestStream.create(EventCoder.of())
+            .addElements(at(1))
+            .advanceWatermarkTo(new Instant(25_000)) // [0, 10 s) expired at 20 s: state cleared
+            .addElements(at(5)) // its window expired: a dead letter
+            .addElements(at(22)) // [20, 30 s) is open: on time
+            .addElements(at(12)) // [10, 20 s) closed, not expired: its first pane, late
+            .advanceWatermarkToInfinity();
+    TrendAggregate.Result out =
+        p.apply(stream)
+            .apply(TrendAggregate.of(WORKLOAD).withAllowedLateness(Duration.standardSeconds(10)));
+    PAssert.that(out.results().apply(ParDo.of(new Describe())))
+        .containsInAnyOrder("0 ON_TIME 0 1", "20000 ON_TIME 0 1", "10000 LATE 0 1");
+    PAssert.that(
+            out.deadLetters()
+                .apply(
+                    MapElements.into(TypeDescriptors.longs())
+                        .via((DeadLetter d) -> d.event().time())))
+        .containsInAnyOrder(5_000L);
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    assertEquals(0, TrendMetrics.counter(result, "keysHoldingState"), "keys holding state");
+  }
+
+  private static TimestampedValue<Event> at(long second) {
+    Event e = Event.of("B", second * 1000, "sensor", 7);
+    return TimestampedValue.of(e, new Instant(e.time()));
+  }
+
+  /** A result as its window's start, pane timing and index, and value. */
+  private static final class Describe extends DoFn<TrendResult, String> {
+    @ProcessElement
+    public void process(@Element TrendResult r, PaneInfo pane, OutputReceiver<String> out) {
+      out.output(
+          r.windowStart() + " " + pane.getTiming() + " " + pane.getIndex() + " " + r.value());
+    }
+  }
+}

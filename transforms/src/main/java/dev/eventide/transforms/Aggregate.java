@@ -432,6 +432,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
     private final boolean countsLateness;
     private final Counter late = TransformMetrics.lateTuples();
     private final Counter dropped = TransformMetrics.droppedTuples();
+    private final Counter keys = TransformMetrics.keysHoldingState();
 
     InstanceFn(
         MultiWindowFunction<T, T, OutputT> outputFn,
@@ -454,6 +455,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
       if (!watermark.isAfter(tau)) {
         Long seen = copies.read();
         if (seen == null) {
+          keys.inc();
           fire.withOutputTimestamp(tau).set(tau);
           seen = 0L;
         }
@@ -482,6 +484,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
       if (count == null) {
         return;
       }
+      keys.dec();
       emit(key.getKey(), key.getValue(), count, ON_TIME, out);
     }
 

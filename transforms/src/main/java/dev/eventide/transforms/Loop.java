@@ -255,6 +255,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
     private final long maxIterations;
     private final FiringMarker<T> firingMarker;
     private final Counter iterations = TransformMetrics.loopIterations();
+    private final Counter keys = TransformMetrics.keysHoldingState();
 
     LoopFn(
         Aggregate.MultiWindowFunction<T, T, T> outputFn,
@@ -283,6 +284,9 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
       if (pane.getTiming() == PaneInfo.Timing.LATE || fire.getCurrentRelativeTime().isAfter(tau)) {
         // A late copy loops at once, as a late element fires a GroupByKey's late pane at once.
         Long looped = lateLoops.read();
+        if (looped == null && copies.read() == null) {
+          keys.inc();
+        }
         long loop = looped == null ? 1 : looped + 1;
         lateLoops.write(loop);
         expire.withNoOutputTimestamp().set(expiry(tau));
@@ -291,7 +295,9 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
       }
       Long seen = copies.read();
       if (seen == null) {
-        // No expiry timer: the firing clears the count, and only a late copy leaves state.
+        // No expiry timer: the firing clears the count, and only a late copy leaves state. A key
+        // with late loops has seen the watermark pass τ, so it has no on-time copy: a new key.
+        keys.inc();
         fire.withOutputTimestamp(tau).set(tau);
         seen = 0L;
       }
@@ -302,15 +308,23 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
     public void onFire(
         @Key KV<T, Instant> key,
         @StateId(COPIES) ValueState<Long> copies,
+        @StateId(LATE_LOOPS) ValueState<Long> lateLoops,
         OutputReceiver<OutputT> out) {
       long count = copies.read();
       copies.clear();
+      if (lateLoops.read() == null) {
+        keys.dec();
+      }
       iterate(key.getKey(), key.getValue(), count, 0, PaneInfo.Timing.ON_TIME, 0, out);
     }
 
     @OnTimer(EXPIRE)
-    public void onExpire(@StateId(LATE_LOOPS) ValueState<Long> lateLoops) {
+    public void onExpire(
+        @StateId(LATE_LOOPS) ValueState<Long> lateLoops, @StateId(COPIES) ValueState<Long> copies) {
       lateLoops.clear();
+      if (copies.read() == null) {
+        keys.dec();
+      }
     }
 
     /**

@@ -18,6 +18,10 @@ import org.apache.beam.sdk.metrics.Metrics;
  *       first step: E_FM for Filter, Map and FlatMap, the wrappers A1 and A2 for the join).
  *   <li>{@value #DROPPED_TUPLES}: input tuples dropped as late beyond the allowed lateness (the
  *       same steps).
+ *   <li>{@value #KEYS_HOLDING_STATE}: keys (a tuple and its timestamp) that hold state in the
+ *       stateful steps ({@link Loop}, the tuple-keyed Aggregates): raised when a key's state is
+ *       created, lowered when it is cleared; 0 once the watermark has passed every tuple's
+ *       timestamp plus the allowed lateness.
  * </ul>
  *
  * <p>Counters sum over every step that reports them; Beam's metric results also name the step.
@@ -30,6 +34,7 @@ public final class TransformMetrics {
   public static final String UNWRAPPED_LIST_SIZE = "unwrappedListSize";
   public static final String LATE_TUPLES = "lateTuplesProcessed";
   public static final String DROPPED_TUPLES = "tuplesDroppedBeyondLateness";
+  public static final String KEYS_HOLDING_STATE = "keysHoldingState";
 
   private TransformMetrics() {}
 
@@ -47,5 +52,9 @@ public final class TransformMetrics {
 
   static Counter droppedTuples() {
     return Metrics.counter(NAMESPACE, DROPPED_TUPLES);
+  }
+
+  static Counter keysHoldingState() {
+    return Metrics.counter(NAMESPACE, KEYS_HOLDING_STATE);
   }
 }

@@ -54,6 +54,10 @@ class TransformMetricsTest {
     assertEquals(4, sizes.getCount(), "lists unwrapped");
     assertEquals(4, sizes.getMax(), "the longest list");
     assertEquals(12, sizes.getSum(), "items unwrapped");
+    assertEquals(
+        0,
+        counter(result, TransformMetrics.KEYS_HOLDING_STATE),
+        "keys holding state once every tuple expired");
   }
 
   private static long counter(PipelineResult result, String name) {

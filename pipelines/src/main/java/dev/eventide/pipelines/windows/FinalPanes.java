@@ -42,8 +42,8 @@ import org.joda.time.Instant;
  *
  * <p>Cost: a keyed step in the global window, one small state cell and one event-time timer per key
  * and window, cleared when the final value goes out. Metrics (the namespace given): {@code
- * finalValues}, and {@code windowsChangedLate}, the final values of windows that fired more than
- * one pane.
+ * finalValues}, {@code windowsChangedLate} (the final values of windows that fired more than one
+ * pane) and {@code keysHoldingState} (keys and windows whose final value is still to go out).
  *
  * @param <K> the key; its coder must be deterministic
  * @param <V> the panes' values
@@ -139,6 +139,7 @@ public final class FinalPanes<K, V>
     private final Duration allowedLateness;
     private final Counter finalValues;
     private final Counter changedLate;
+    private final Counter keys;
 
     KeepLastPane(
         Duration allowedLateness, Coder<KV<K, FinalValue<V>>> stateCoder, String namespace) {
@@ -146,6 +147,7 @@ public final class FinalPanes<K, V>
       this.last = StateSpecs.value(stateCoder);
       this.finalValues = Metrics.counter(namespace, "finalValues");
       this.changedLate = Metrics.counter(namespace, "windowsChangedLate");
+      this.keys = Metrics.counter(namespace, "keysHoldingState");
     }
 
     @ProcessElement
@@ -163,6 +165,7 @@ public final class FinalPanes<K, V>
           expires = GlobalWindow.INSTANCE.maxTimestamp();
         }
         expiry.withOutputTimestamp(expires).set(expires);
+        keys.inc();
       }
       if (kept == null || value.panes() > kept.getValue().panes()) {
         last.write(KV.of(pane.getKey().getKey(), value));
@@ -183,6 +186,7 @@ public final class FinalPanes<K, V>
       }
       out.output(kept);
       last.clear();
+      keys.dec();
     }
   }
 }

@@ -518,7 +518,6 @@ public abstract class TieredWindow<K, V, O>
             bootstrapFraction(),
             prestaging(),
             prestageAhead(),
-            allowedLateness(),
             purgeDelay());
     PCollectionTuple fired =
         keyed.apply(

@@ -83,7 +83,6 @@ final class TieredWindowDoFn<K, V, O>
       double bootstrapFraction,
       boolean prestaging,
       boolean prestageAhead,
-      Duration allowedLateness,
       Duration purgeDelay)
       implements Serializable {}
 
@@ -332,7 +331,7 @@ final class TieredWindowDoFn<K, V, O>
       inputEnded.withOutputTimestamp(END_OF_INPUT).set(END_OF_INPUT);
       return;
     }
-    deleteBlocks(key, window, state);
+    deleteBlocks(keyAndWindow, state);
   }
 
   /** The purge delay is over: the window's blocks go. */
@@ -344,10 +343,7 @@ final class TieredWindowDoFn<K, V, O>
       @StateId(MANIFEST) BagState<String> manifest,
       @TimerId(INPUT_ENDED) Timer inputEnded) {
     inputEnded.clear();
-    deleteBlocks(
-        keyAndWindow.getKey(),
-        keyAndWindow.getValue(),
-        new BeamBagState(memory, memorySize, manifest));
+    deleteBlocks(keyAndWindow, new BeamBagState(memory, memorySize, manifest));
   }
 
   /** A bounded input ended before the purge delay did: the window's blocks go now. */
@@ -359,17 +355,16 @@ final class TieredWindowDoFn<K, V, O>
       @StateId(MANIFEST) BagState<String> manifest,
       @TimerId(DELETE_BLOCKS) Timer deleteBlocks) {
     deleteBlocks.clear();
-    deleteBlocks(
-        keyAndWindow.getKey(),
-        keyAndWindow.getValue(),
-        new BeamBagState(memory, memorySize, manifest));
+    deleteBlocks(keyAndWindow, new BeamBagState(memory, memorySize, manifest));
   }
 
   /**
    * Deletes the window's blocks and any other block of its owner (left by a write whose manifest
    * update a failure lost), then the last of its state: the key holds nothing after this.
    */
-  private void deleteBlocks(K key, BoundedWindow window, BeamBagState state) {
+  private void deleteBlocks(KV<K, BoundedWindow> keyAndWindow, BeamBagState state) {
+    K key = keyAndWindow.getKey();
+    BoundedWindow window = keyAndWindow.getValue();
     TieredBag<V> bag = bag(key, window, state, Priority.DESTAGE);
     try {
       bag.clear();

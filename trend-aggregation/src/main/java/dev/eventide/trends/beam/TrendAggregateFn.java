@@ -291,8 +291,8 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
           retainedState,
           retainedBlocks,
           coreState,
-          progress);
-      cleanup.clear();
+          progress,
+          cleanup);
       return;
     }
     coreState.write(encode(states));
@@ -376,8 +376,8 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
           retainedState,
           retainedBlocks,
           coreState,
-          progress);
-      cleanup.clear();
+          progress,
+          cleanup);
       return;
     }
     progress.write(p);
@@ -405,7 +405,8 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       BagState<Event> retained,
       ValueState<List<RetainedEvents.Block>> retainedBlocks,
       ValueState<List<byte[]>> core,
-      ValueState<Progress> progress) {
+      ValueState<Progress> progress,
+      Timer cleanup) {
     pending.clear();
     pendingSlices.clear();
     late.clear();
@@ -413,6 +414,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     retainedBlocks.clear();
     core.clear();
     progress.clear();
+    cleanup.clear();
     TrendMetrics.KEYS_HOLDING_STATE.dec();
   }
 

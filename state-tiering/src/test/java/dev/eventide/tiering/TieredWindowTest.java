@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.DoubleCoder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
@@ -282,8 +283,20 @@ class TieredWindowTest {
     assertTrue(messages.contains(store.uri()), messages);
   }
 
-  /** Runs a step named "Summaries" over the values first..30 at second v, even ones of key a. */
-  private static void runSummaries(String store, long first, Duration purgeDelay) {
+  /** The summary, but a job that fails at its first firing: its blocks are all written by then. */
+  private static final class FailingSummary implements WindowFunction<String, Long, String> {
+    @Override
+    public String apply(
+        String key,
+        org.apache.beam.sdk.transforms.windowing.BoundedWindow window,
+        Iterable<Long> values) {
+      throw new IllegalStateException("the job fails before it purges anything");
+    }
+  }
+
+  /** A step named "Summaries" over the values first..30 at second v, even ones of key a. */
+  private static Pipeline summaries(
+      String store, long first, WindowFunction<String, Long, String> function) {
     Pipeline p = Pipeline.create(TestRunner.DIRECT.options(1));
     List<TimestampedValue<KV<String, Long>>> values = new java.util.ArrayList<>();
     for (long v = first; v <= 30; v++) {
@@ -292,12 +305,12 @@ class TieredWindowTest {
     p.apply(Create.timestamped(values))
         .apply(
             "Summaries",
-            TieredWindow.of(TEN_SECONDS, new StringSummary())
+            TieredWindow.of(TEN_SECONDS, function)
                 .withAllowedLateness(Duration.standardMinutes(1))
                 .withStore(store)
                 .withMemoryBucket(0, 1 << 20)
-                .withPurgeDelay(purgeDelay));
-    p.run().waitUntilFinish();
+                .withOutputCoder(StringUtf8Coder.of()));
+    return p;
   }
 
   private static long blockFiles(Path store) throws IOException {
@@ -314,14 +327,36 @@ class TieredWindowTest {
   @Test
   void aLaterRunOfTheStepPurgesTheBlocksAnEarlierRunLeft(@TempDir Path store) throws IOException {
     String uri = store.toUri().toString();
-    // The earlier run stops before its delayed purge: its blocks stay in the store.
-    runSummaries(uri, 1, Duration.standardHours(1));
+    // The earlier run fails before any purge: its blocks stay in the store.
+    String failure = PipelineFailures.messagesOfFailedRun(summaries(uri, 1, new FailingSummary()));
+    assertTrue(failure.contains("the job fails before it purges anything"), failure);
     long left = blockFiles(store);
     assertTrue(left >= 7, "blocks of 7 keys and windows left: " + left);
 
     // Other values in the same keys and windows, so other blocks: only their owners tie them to
     // the earlier run's.
-    runSummaries(uri, 3, Duration.ZERO);
+    summaries(uri, 3, new StringSummary()).run().waitUntilFinish();
     assertEquals(0, blockFiles(store), "blocks left after the later run purged its windows");
+  }
+
+  /**
+   * Blocks kept for a purge delay are deleted by a Beam timer, not by a thread of one JVM: when a
+   * bounded input ends first, they are deleted at its end.
+   */
+  @Test
+  void blocksKeptForAPurgeDelayAreDeletedWhenTheInputEnds(@TempDir Path store) throws IOException {
+    Pipeline p = Pipeline.create(TestRunner.DIRECT.options(1));
+    p.apply(Create.timestamped(at(1, "a", 1), at(2, "a", 2), at(15, "b", 15)))
+        .apply(
+            TieredWindow.of(TEN_SECONDS, new StringSummary())
+                .withStore(store.toUri().toString())
+                .withMemoryBucket(0, 1 << 20)
+                .withPurgeDelay(Duration.standardHours(1)));
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    assertEquals(3, TieringMetrics.counter(result, "blocksWritten"));
+    assertEquals(3, TieringMetrics.counter(result, "blocksPurged"));
+    assertEquals(0, blockFiles(store), "blocks left at the end of the input");
+    assertEquals(0, TieringMetrics.counter(result, TieringMetrics.KEYS_HOLDING_STATE));
   }
 }

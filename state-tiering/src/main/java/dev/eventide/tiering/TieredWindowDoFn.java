@@ -55,10 +55,10 @@ import org.joda.time.Instant;
  *       behind a gate, made a dead letter.
  *   <li>The {@code fire} timer, at the end of the window and holding the watermark there, fires the
  *       on-time pane and destages the window (keeping the bootstrap fraction). A late value sets it
- *       again: it is already due, so it fires with every late value that came before it, before the
- *       next watermark goes downstream. The first late value of a destaged window pre-stages its
- *       blocks: a learned Δt before the next watermark advance is expected ({@link
- *       PrestagePlanner}), or at once.
+ *       again at the input watermark, holding the output watermark there: it fires at the next
+ *       watermark advance, with every late value that came before it, before that advance goes
+ *       downstream. The first late value of a destaged window pre-stages its blocks: a learned Δt
+ *       before the next watermark advance is expected ({@link PrestagePlanner}), or at once.
  *   <li>The {@code purge} timer, at the end of the window's cleanup bound (the allowed lateness, or
  *       what predictive cleanup set), fires a pending pane as the last one and clears the window's
  *       state and blocks. With a purge delay it clears everything but the list of blocks, and the
@@ -274,11 +274,14 @@ final class TieredWindowDoFn<K, V, O>
         // end, and holding the watermark there would stall every step downstream.
         fire.set(new Instant(LatenessGate.expiry(end.getMillis(), admitted.fireMillis())));
       } else {
-        // On time: fires at the window's end, holding the output watermark there, as a
-        // GroupByKey's on-time pane does. Late: due at once, it fires before the watermark moves
-        // on (a runner fires due timers before it passes the next watermark downstream), so a
-        // downstream window gets the late pane as Beam's own late pane would reach it.
-        fire.withOutputTimestamp(end).set(end);
+        // On time: at the window's end, holding the output watermark there, as a GroupByKey's
+        // on-time pane does. Late: at the input watermark, so it fires at the next advance and
+        // holds
+        // the output watermark here until then: the late pane reaches the next step before that
+        // advance does. (A timer already due holds nothing on the DirectRunner: it fires at the
+        // next watermark refresh, which moves the output watermark on with it.)
+        Instant at = late ? watermark : end;
+        fire.withOutputTimestamp(at).set(at);
       }
     }
     progressState.write(progress.withElement(late, cleanup));

@@ -43,16 +43,10 @@ import org.joda.time.Instant;
  * CleanupSchedule}: the bound and {@link StalenessPlanner} plan for windows that are not created
  * yet. A window keeps its terms for life. The model learns per key.
  *
- * <p>A value it admits goes out once per admitted window, keyed by its key and that window. It
- * reaches the windowed step before that step's watermark passes the watermark the value met here,
- * so the windowed step never sees a value of a window it has purged.
- *
- * <p>A key's state ends once every window it has had values for has expired (its end plus the
- * allowed lateness is behind the watermark): the {@code clock} timer then clears the schedule and
- * the sample, and the key's next value starts from the initial terms, judged by the watermark
- * alone. What the model learned for a key is therefore kept as long as the key is active.
+ * <p>A value it admits reaches the windowed step before that step's watermark passes the watermark
+ * the value met here, so the windowed step never sees a value of a window it has purged.
  */
-final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, Admitted<V>>> {
+final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<K, Admitted<V>>> {
 
   /** What the gate decides with; {@code model} or {@code planner} null when not asked for. */
   record Settings(
@@ -90,7 +84,6 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, A
   private static final Distribution LATENESS = Metrics.distribution(METRICS, "latenessMillis");
   private static final Distribution CLEANUP_BOUND =
       Metrics.distribution(METRICS, "cleanupBoundMillis");
-  private static final Counter KEYS = Metrics.counter(METRICS, TieringMetrics.KEYS_HOLDING_STATE);
 
   // State and timer ids name Beam state that outlives a pipeline: keep them.
   private static final String SCHEDULE = "schedule";
@@ -108,10 +101,7 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, A
   @StateId(PREVIOUS)
   private final StateSpec<BagState<Long>> previousSpec = StateSpecs.bag(VarLongCoder.of());
 
-  /**
-   * Reads the input watermark, and fires when every window of the key has expired (no output hold
-   * beyond its own time).
-   */
+  /** Never set: it reads the input watermark. */
   @TimerId(CLOCK)
   private final TimerSpec clockSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
@@ -143,9 +133,10 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, A
     long watermark = clock.getCurrentRelativeTime().getMillis();
     CleanupSchedule read = scheduleState.read();
     CleanupSchedule schedule = read == null ? CleanupSchedule.EMPTY : read;
-    List<KV<KV<K, BoundedWindow>, Admitted<V>>> admitted = new ArrayList<>(2);
+    List<long[]> admitted = new ArrayList<>(2);
     int observations = 0;
-    for (BoundedWindow w : KeyByWindow.assign(windowFn, element, timestamp)) {
+    for (BoundedWindow w :
+        AdmittedWindowFn.assign(windowFn, element, timestamp, GlobalWindow.INSTANCE)) {
       IntervalWindow window = (IntervalWindow) w;
       long end = window.maxTimestamp().getMillis();
       long start = window.start().getMillis();
@@ -175,12 +166,9 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, A
                     beyondAllowed ? Reason.BEYOND_ALLOWED_LATENESS : Reason.BEYOND_CLEANUP_BOUND));
       } else {
         admitted.add(
-            KV.of(
-                KV.of(element.getKey(), window),
-                new Admitted<>(
-                    element.getValue(),
-                    terms.cleanupMillis(),
-                    lateness > 0 ? terms.nextExecution(lateness) : 0)));
+            new long[] {
+              start, terms.cleanupMillis(), lateness > 0 ? terms.nextExecution(lateness) : 0
+            });
       }
     }
     if (observations > 0) {
@@ -189,33 +177,18 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, A
     if (!schedule.equals(read)) {
       scheduleState.write(schedule);
     }
-    if (read == null) {
-      KEYS.inc();
+    if (!admitted.isEmpty()) {
+      out.get(admitted())
+          .output(
+              KV.of(
+                  element.getKey(),
+                  new Admitted<>(element.getValue(), Admitted.flatten(admitted))));
     }
-    if (read == null
-        || schedule.maxSeen() != read.maxSeen()
-        || schedule.maxSpan() != read.maxSpan()) {
-      // The latest window of the key ends by maxSeen + maxSpan (timestamps and spans are far from
-      // overflowing); its values are dead letters once the watermark passes that end plus the
-      // allowed lateness, whatever the model says.
-      long lastEnd = schedule.maxSeen() + schedule.maxSpan();
-      clock.set(new Instant(expiry(lastEnd, settings.allowedLatenessMillis())));
-    }
-    OutputReceiver<KV<KV<K, BoundedWindow>, Admitted<V>>> admittedOut = out.get(admitted());
-    admitted.forEach(admittedOut::output);
   }
 
-  /** Every window of the key has expired: nothing the key holds can matter any more. */
+  /** Never called: the clock is never set, but Beam wants a callback for every timer. */
   @OnTimer(CLOCK)
-  public void onExpiry(
-      @StateId(SCHEDULE) ValueState<CleanupSchedule> schedule,
-      @StateId(CURRENT) BagState<Long> current,
-      @StateId(PREVIOUS) BagState<Long> previous) {
-    schedule.clear();
-    current.clear();
-    previous.clear();
-    KEYS.dec();
-  }
+  public void onClock() {}
 
   /**
    * A new estimate every {@link Settings#step} observations; a new generation every half sample.
@@ -255,7 +228,7 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, A
   }
 
   /** The admitted values' tag (tags are equal by id). */
-  static <K, V> TupleTag<KV<KV<K, BoundedWindow>, Admitted<V>>> admitted() {
+  static <K, V> TupleTag<KV<K, Admitted<V>>> admitted() {
     return new TupleTag<>("admitted");
   }
 

@@ -32,7 +32,6 @@ import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.apache.beam.sdk.values.TypeDescriptors.TypeVariableExtractor;
-import org.apache.beam.sdk.values.WindowingStrategy;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 
@@ -65,14 +64,6 @@ import org.joda.time.Duration;
  * pre-staging}), so they are on hand when the late pane fires at the next watermark advance. At the
  * end of the allowed lateness the window's blocks are deleted.
  *
- * <p>A window's state lives from its first value until the watermark passes its end plus the
- * allowed lateness (or its predictive cleanup bound); then all of it goes, blocks included. It is
- * kept per key and window in the global window, so the watermark after this transform is held only
- * at the end of windows whose on-time pane is still to fire, as after a windowed {@code
- * GroupByKey}, never for the allowed lateness; the results' windowing carries the allowed lateness
- * and accumulating panes, so a downstream {@code Window.into} keeps the late panes as late data.
- * Metric {@value TieringMetrics#KEYS_HOLDING_STATE} counts the keys holding state.
- *
  * <p>A block is durable before Beam state names it, so a runner that restores a checkpoint finds
  * every block its state names, as long as blocks are not purged between the checkpoint and the
  * failure. On a cluster, a local-directory store only survives failures that keep a task on its
@@ -91,13 +82,12 @@ import org.joda.time.Duration;
  *
  * <p>Metrics (namespace {@value TieringMetrics#NAMESPACE}): {@code bytesDestaged}, {@code
  * bytesStaged}, {@code blocksWritten}, {@code blocksPurged}, {@code prestageHits}, {@code
- * prestageMisses}, {@code firingIoWaitMillis}, {@code onTimePanes}, {@code latePanes}, {@code
- * droppedLateValues} (values beyond the allowed lateness, without a gate), {@code
- * keysHoldingState}, and the distributions {@code onTimeFiringIoWaitMillis} and {@code
- * lateFiringIoWaitMillis} (what one firing waited on block reads) and {@code memoryBucketBytes} (a
- * window's memory bucket at each firing); with any of the three options above also {@code
- * lateValues} and {@code deadLetters}, and the distributions {@code latenessMillis} (of each late
- * value, per window) and {@code cleanupBoundMillis} (each estimate).
+ * prestageMisses}, {@code firingIoWaitMillis}, {@code onTimePanes}, {@code latePanes}, and the
+ * distributions {@code onTimeFiringIoWaitMillis} and {@code lateFiringIoWaitMillis} (what one
+ * firing waited on block reads) and {@code memoryBucketBytes} (a window's memory bucket at each
+ * firing); with any of the three options above also {@code lateValues} and {@code deadLetters}, and
+ * the distributions {@code latenessMillis} (of each late value, per window) and {@code
+ * cleanupBoundMillis} (each estimate).
  *
  * @param <K> the key; its coder must be deterministic
  * @param <V> the values
@@ -290,10 +280,8 @@ public abstract class TieredWindow<K, V, O>
    * How long a window's blocks stay in the store after the end of its allowed lateness (default 0:
    * deleted at once). On a runner that restores checkpoints (Flink), make it longer than a
    * checkpoint interval plus the time to recover, or a window restored from a checkpoint taken
-   * before its purge finds its blocks gone (and the job fails saying which block is missing). The
-   * delay is a processing-time timer in Beam state: a job restored from a checkpoint deletes the
-   * blocks its predecessor had scheduled, and a bounded input that ends first deletes them at its
-   * end.
+   * before its purge finds its blocks gone (and the job fails saying which block is missing).
+   * Deletions still waiting when the JVM stops do not happen; their blocks stay in the store.
    */
   public TieredWindow<K, V, O> withPurgeDelay(Duration delay) {
     if (delay == null || delay.isShorterThan(Duration.ZERO)) {
@@ -456,24 +444,20 @@ public abstract class TieredWindow<K, V, O>
               + e.getMessage(),
           e);
     }
-    @SuppressWarnings("unchecked")
-    Coder<BoundedWindow> windowCoder = (Coder<BoundedWindow>) windowFn().windowCoder();
-    try {
-      windowCoder.verifyDeterministic();
-    } catch (Coder.NonDeterministicException e) {
-      throw new IllegalArgumentException(
-          "TieredWindow keeps state per key and window, so the window coder must be"
-              + " deterministic, but "
-              + windowCoder
-              + " of "
-              + windowFn()
-              + " is not: "
-              + e.getMessage(),
-          e);
+    PCollectionList<DeadLetter<K, V>> deadLetters = PCollectionList.empty(input.getPipeline());
+    if (!gated) {
+      // No step between the input and the windows: on Flink a DoFn step can forward a watermark
+      // after elements it emitted later, which would make late values on time here.
+      PCollection<KV<K, V>> windowed =
+          input.apply(
+              "Window",
+              Window.<KV<K, V>>into(windowFn())
+                  .withAllowedLateness(allowedLateness())
+                  .accumulatingFiredPanes());
+      return fire(windowed, false, keyCoder, valueCoder, resultCoder(input), deadLetters);
     }
-    if (gated
-        && !TypeDescriptor.of(IntervalWindow.class)
-            .isSupertypeOf(windowFn().getWindowTypeDescriptor())) {
+    if (!TypeDescriptor.of(IntervalWindow.class)
+        .isSupertypeOf(windowFn().getWindowTypeDescriptor())) {
       throw new IllegalArgumentException(
           "TieredWindow's predictive cleanup, staleness bound and dead letters need windows with"
               + " a start and an end (IntervalWindow: fixed, sliding, calendar), but "
@@ -481,60 +465,70 @@ public abstract class TieredWindow<K, V, O>
               + " makes "
               + windowFn().getWindowTypeDescriptor());
     }
-    // Each window's state under a key of its own in the global window, where Beam sets no cleanup
-    // timer holding the watermark at the window's end until it expires.
-    PCollection<KV<K, V>> global = input.apply("Global window", Window.into(new GlobalWindows()));
-    PCollectionList<DeadLetter<K, V>> deadLetters = PCollectionList.empty(input.getPipeline());
-    PCollection<KV<KV<K, BoundedWindow>, Admitted<V>>> keyed;
-    if (gated) {
-      PCollectionTuple gate =
-          global.apply(
-              "Gate",
-              ParDo.of(new LatenessGate<K, V>(gateSettings(), windowFn()))
-                  .withOutputTags(
-                      LatenessGate.admitted(), TupleTagList.of(LatenessGate.deadLetters())));
-      deadLetters =
-          deadLetters.and(
-              gate.get(LatenessGate.<K, V>deadLetters())
-                  .setCoder(DeadLetter.coder(keyCoder, valueCoder))
-                  .apply("Gate dead letters", intoGlobalWindow()));
-      keyed = gate.get(LatenessGate.<K, V>admitted());
-    } else {
-      keyed =
-          global.apply(
-              "Key by window",
-              ParDo.of(new KeyByWindow<K, V>(windowFn(), allowedLateness().getMillis())));
-    }
-    keyed.setCoder(
-        KvCoder.of(KvCoder.of(keyCoder, windowCoder), new Admitted.AdmittedCoder<>(valueCoder)));
-    // The keyed collection is this step's own: its name (the step's full name and a fixed suffix)
-    // is unique in the pipeline and the same in every run of it, so it names the blocks' owner.
+    PCollectionTuple gate =
+        input
+            .apply("Global window", Window.into(new GlobalWindows()))
+            .apply(
+                "Gate",
+                ParDo.of(new LatenessGate<K, V>(gateSettings(), windowFn()))
+                    .withOutputTags(
+                        LatenessGate.admitted(), TupleTagList.of(LatenessGate.deadLetters())));
+    deadLetters =
+        deadLetters.and(
+            gate.get(LatenessGate.<K, V>deadLetters())
+                .setCoder(DeadLetter.coder(keyCoder, valueCoder))
+                .apply("Gate dead letters", intoGlobalWindow()));
+    PCollection<KV<K, Admitted<V>>> windowed =
+        gate.get(LatenessGate.<K, V>admitted())
+            .setCoder(KvCoder.of(keyCoder, new Admitted.AdmittedCoder<>(valueCoder)))
+            .apply(
+                "Window",
+                Window.into(admittedWindows(windowFn()))
+                    .withAllowedLateness(allowedLateness())
+                    .accumulatingFiredPanes());
+    return fire(windowed, true, keyCoder, valueCoder, resultCoder(input), deadLetters);
+  }
+
+  /**
+   * The windowed step: plain values, or (behind the gate) {@link Admitted} ones, whose results are
+   * in the user's windows either way, and the dead letters of both steps.
+   */
+  private <I> Result<K, V, O> fire(
+      PCollection<KV<K, I>> windowed,
+      boolean gated,
+      Coder<K> keyCoder,
+      Coder<V> valueCoder,
+      Coder<O> resultCoder,
+      PCollectionList<DeadLetter<K, V>> deadLetters) {
+    // The windowed collection is this step's own: its name (the step's full name and a fixed
+    // suffix) is unique in the pipeline and the same in every run of it.
     TieredWindowDoFn.Settings settings =
         new TieredWindowDoFn.Settings(
-            keyed.getName(),
+            windowed.getName(),
             storeUri(),
             memoryElements(),
             memoryBytes(),
             bootstrapFraction(),
             prestaging(),
             prestageAhead(),
+            allowedLateness(),
             purgeDelay());
+    Coder<? extends BoundedWindow> windowCoder =
+        windowed.getWindowingStrategy().getWindowFn().windowCoder();
     PCollectionTuple fired =
-        keyed.apply(
+        windowed.apply(
             "Fire",
             ParDo.of(
-                    new TieredWindowDoFn<K, V, O>(
+                    new TieredWindowDoFn<K, I, V, O>(
                         settings, gated, function(), keyCoder, valueCoder, windowCoder))
                 .withOutputTags(
                     TieredWindowDoFn.<K, O>results(),
                     TupleTagList.of(LatenessGate.<K, V>deadLetters())));
-    // The results are in the user's windows, with the allowed lateness a windowed GroupByKey
-    // would carry, so that a window downstream keeps their late panes.
     PCollection<KV<K, O>> results =
         fired
             .get(TieredWindowDoFn.<K, O>results())
-            .setCoder(KvCoder.of(keyCoder, resultCoder(input)))
-            .setWindowingStrategyInternal(resultWindowing());
+            .setCoder(KvCoder.of(keyCoder, resultCoder))
+            .setWindowingStrategyInternal(windowed.getWindowingStrategy().withWindowFn(windowFn()));
     Coder<DeadLetter<K, V>> deadLetterCoder = DeadLetter.coder(keyCoder, valueCoder);
     deadLetters =
         deadLetters.and(
@@ -547,13 +541,6 @@ public abstract class TieredWindow<K, V, O>
         deadLetters.apply("All dead letters", Flatten.pCollections()).setCoder(deadLetterCoder));
   }
 
-  @SuppressWarnings("unchecked")
-  private WindowingStrategy<?, ?> resultWindowing() {
-    return WindowingStrategy.of((WindowFn<Object, BoundedWindow>) windowFn())
-        .withAllowedLateness(allowedLateness())
-        .withMode(WindowingStrategy.AccumulationMode.ACCUMULATING_FIRED_PANES);
-  }
-
   private LatenessGate.Settings gateSettings() {
     long lateness = allowedLateness().getMillis();
     return new LatenessGate.Settings(
@@ -563,6 +550,11 @@ public abstract class TieredWindow<K, V, O>
                 lateness, coverage(), confidence(), sampleSize(coverage(), confidence()))
             : null,
         stalenessBound() > 0 ? StalenessPlanner.of(stalenessBound()) : null);
+  }
+
+  private static <K, V, W extends BoundedWindow> AdmittedWindowFn<K, V, W> admittedWindows(
+      WindowFn<? super KV<K, V>, W> windows) {
+    return new AdmittedWindowFn<>(windows);
   }
 
   private static <T> Window<T> intoGlobalWindow() {

@@ -32,7 +32,6 @@ import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
-import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
@@ -41,38 +40,28 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * The stateful DoFn behind {@code TieredWindow}. Its input is keyed by the user's key and one
- * window of the value ({@link KeyByWindow}, or a {@link LatenessGate}) in the global window, so it
- * keeps one window's state under a key of its own, and Beam sets no cleanup timer holding the
- * watermark at the window's end until the window expires (as it would for state in the user's
- * windows): the watermark after this step is held only by on-time panes still to fire, as after a
- * windowed {@code GroupByKey}.
+ * The stateful DoFn behind {@code TieredWindow}: the input is already in its windows, so Beam keeps
+ * this DoFn's state and timers per key and window, and drops what is later than the allowed
+ * lateness exactly as it does for a {@code GroupByKey}.
  *
  * <ul>
- *   <li>Every value goes into the window's {@link TieredBag}: its memory bucket in Beam state,
- *       spilling to blocks when the bucket is full. A value whose window has expired by the input
- *       watermark (its end plus its cleanup bound is behind it) is dropped, as Beam drops it, or,
- *       behind a gate, made a dead letter.
- *   <li>The {@code fire} timer, at the end of the window and holding the watermark there, fires the
- *       on-time pane and destages the window (keeping the bootstrap fraction). A late value sets it
- *       again at the input watermark, holding the output watermark there: it fires at the next
- *       watermark advance, with every late value that came before it, before that advance goes
- *       downstream. The first late value of a destaged window pre-stages its blocks: a learned Δt
- *       before the next watermark advance is expected ({@link PrestagePlanner}), or at once.
+ *   <li>Every element goes into the window's {@link TieredBag}: its memory bucket in Beam state,
+ *       spilling to blocks when the bucket is full.
+ *   <li>The {@code fire} timer, at the end of the window, fires the on-time pane and destages the
+ *       window (keeping the bootstrap fraction). A late element sets it again: it is already due,
+ *       so it fires at the next watermark advance, with every late element that came before it. The
+ *       first late element of a destaged window pre-stages its blocks: a learned Δt before the next
+ *       watermark advance is expected ({@link PrestagePlanner}), or at once.
  *   <li>The {@code purge} timer, at the end of the window's cleanup bound (the allowed lateness, or
- *       what predictive cleanup set), fires a pending pane as the last one and clears the window's
- *       state and blocks. With a purge delay it clears everything but the list of blocks, and the
- *       {@code deleteBlocks} timer deletes them that much processing time later: a Beam timer, so a
- *       job restored from a checkpoint deletes what its predecessor had scheduled. The {@code
- *       inputEnded} timer, at the end of the global window, deletes them at once when a bounded
- *       input ends first (pending processing-time timers do not fire then on Flink).
+ *       what predictive cleanup set), deletes the window's state and blocks, at once or after the
+ *       purge delay.
  * </ul>
  *
- * <p>Once a window's state is cleared its key holds nothing: the metric {@value
- * TieringMetrics#KEYS_HOLDING_STATE} counts the keys in between.
+ * <p>Its input is the values ({@code I} is {@code V}), or, behind a {@link LatenessGate}, {@link
+ * Admitted} values ({@code I} is {@code Admitted<V>}): each says which of its windows take it,
+ * their cleanup bound and when its late pane fires (a staleness plan's next execution, or at once).
  */
-final class TieredWindowDoFn<K, V, O>
-    extends DoFn<KV<KV<K, BoundedWindow>, Admitted<V>>, KV<K, O>> {
+final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
 
   /** What the transform was configured with. */
   record Settings(
@@ -83,6 +72,7 @@ final class TieredWindowDoFn<K, V, O>
       double bootstrapFraction,
       boolean prestaging,
       boolean prestageAhead,
+      Duration allowedLateness,
       Duration purgeDelay)
       implements Serializable {}
 
@@ -104,9 +94,6 @@ final class TieredWindowDoFn<K, V, O>
   private static final Distribution MEMORY_BUCKET_BYTES =
       Metrics.distribution(METRICS, "memoryBucketBytes");
   private static final Counter DEAD_LETTERS = Metrics.counter(METRICS, "deadLetters");
-  private static final Counter DROPPED = Metrics.counter(METRICS, "droppedLateValues");
-  private static final Counter KEYS = Metrics.counter(METRICS, TieringMetrics.KEYS_HOLDING_STATE);
-  private static final Instant END_OF_INPUT = GlobalWindow.INSTANCE.maxTimestamp();
 
   /** The main output: the window function's results. */
   static <K, O> TupleTag<KV<K, O>> results() {
@@ -123,8 +110,6 @@ final class TieredWindowDoFn<K, V, O>
   private static final String PROGRESS = "progress";
   private static final String FIRE = "fire";
   private static final String PURGE = "purge";
-  private static final String DELETE_BLOCKS = "deleteBlocks";
-  private static final String INPUT_ENDED = "inputEnded";
 
   @StateId(MEMORY)
   private final StateSpec<BagState<byte[]>> memorySpec = StateSpecs.bag(ByteArrayCoder.of());
@@ -146,18 +131,12 @@ final class TieredWindowDoFn<K, V, O>
   @TimerId(PURGE)
   private final TimerSpec purgeSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
-  @TimerId(DELETE_BLOCKS)
-  private final TimerSpec deleteBlocksSpec = TimerSpecs.timer(TimeDomain.PROCESSING_TIME);
-
-  @TimerId(INPUT_ENDED)
-  private final TimerSpec inputEndedSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
-
   private final Settings settings;
   private final boolean gated;
   private final WindowFunction<K, V, O> function;
   private final Coder<K> keyCoder;
   private final Coder<V> valueCoder;
-  private final Coder<BoundedWindow> windowCoder;
+  private final Coder<? extends BoundedWindow> windowCoder;
 
   private transient TieredIo io;
   private transient PrestagePlanner planner;
@@ -168,7 +147,7 @@ final class TieredWindowDoFn<K, V, O>
       WindowFunction<K, V, O> function,
       Coder<K> keyCoder,
       Coder<V> valueCoder,
-      Coder<BoundedWindow> windowCoder) {
+      Coder<? extends BoundedWindow> windowCoder) {
     this.settings = settings;
     this.gated = gated;
     this.function = function;
@@ -205,8 +184,9 @@ final class TieredWindowDoFn<K, V, O>
 
   @ProcessElement
   public void processElement(
-      @Element KV<KV<K, BoundedWindow>, Admitted<V>> element,
+      @Element KV<K, I> element,
       @Timestamp Instant timestamp,
+      BoundedWindow window,
       @StateId(MEMORY) BagState<byte[]> memory,
       @StateId(MEMORY_SIZE) ValueState<KV<Long, Long>> memorySize,
       @StateId(MANIFEST) BagState<String> manifest,
@@ -216,26 +196,33 @@ final class TieredWindowDoFn<K, V, O>
       MultiOutputReceiver out) {
     progressState.readLater();
     memorySize.readLater();
-    K key = element.getKey().getKey();
-    BoundedWindow window = element.getKey().getValue();
-    Admitted<V> admitted = element.getValue();
+    Admitted<V> admitted = admitted(element.getValue());
+    long cleanup = settings.allowedLateness().getMillis();
+    long fireAfterEnd = 0;
+    if (admitted.windows() != null) {
+      Admitted.WindowTerms terms = admitted.termsOf(((IntervalWindow) window).start().getMillis());
+      if (terms == null) {
+        return; // a dead letter for this window, counted by the gate
+      }
+      cleanup = terms.cleanupMillis();
+      fireAfterEnd = terms.fireMillis();
+    }
     Instant end = window.maxTimestamp();
     Instant watermark = fire.getCurrentRelativeTime();
     boolean late = watermark.isAfter(end);
     WindowProgress progress = read(progressState);
-    long cleanup = progress.elements() > 0 ? progress.cleanupMillis() : admitted.cleanupMillis();
-    if (watermark.getMillis() > LatenessGate.expiry(end.getMillis(), cleanup)) {
-      // The window has expired (or was purged): never into a purged window. Behind a gate this
-      // should not happen, as the gate's watermark is ahead of this step's.
-      if (!gated) {
-        DROPPED.inc();
-        return;
-      }
+    if (progress.elements() > 0) {
+      cleanup = progress.cleanupMillis();
+    }
+    if (gated && watermark.getMillis() > LatenessGate.expiry(end.getMillis(), cleanup)) {
+      // Past the window's cleanup bound here though the gate admitted it: never into a purged
+      // window. (The gate's watermark is ahead of this step's, so this should not happen; without
+      // a gate, Beam drops what is past the allowed lateness before this step.)
       DEAD_LETTERS.inc();
       out.get(LatenessGate.<K, V>deadLetters())
           .output(
               new DeadLetter<>(
-                  key,
+                  element.getKey(),
                   admitted.value(),
                   timestamp,
                   (IntervalWindow) window,
@@ -246,12 +233,11 @@ final class TieredWindowDoFn<K, V, O>
     }
     planner.observeWatermark(watermark.getMillis(), System.nanoTime());
     if (progress.elements() == 0) {
-      KEYS.inc();
       purge.set(new Instant(LatenessGate.expiry(end.getMillis(), cleanup)));
     }
     TieredBag<V> bag =
         bag(
-            key,
+            element.getKey(),
             window,
             new BeamBagState(memory, memorySize, manifest),
             late ? Priority.LATE_APPEND : Priority.DESTAGE);
@@ -259,7 +245,10 @@ final class TieredWindowDoFn<K, V, O>
       bag.add(admitted.value());
     } catch (IOException e) {
       throw failure(
-          late ? "could not add a late element to" : "could not add an element to", key, window, e);
+          late ? "could not add a late element to" : "could not add an element to",
+          element.getKey(),
+          window,
+          e);
     }
     if (!progress.pending()) {
       if (settings.prestaging() && progress.panes() > 0) {
@@ -269,19 +258,13 @@ final class TieredWindowDoFn<K, V, O>
         io.prestage(
             blocks, delayNanos / 1_000_000, nanos -> planner.observeStaging(blocks.size(), nanos));
       }
-      if (late && admitted.fireMillis() > 0) {
+      if (late && fireAfterEnd > 0) {
         // The staleness plan's next execution. No output hold: it may be long after the window's
         // end, and holding the watermark there would stall every step downstream.
-        fire.set(new Instant(LatenessGate.expiry(end.getMillis(), admitted.fireMillis())));
+        fire.set(new Instant(LatenessGate.expiry(end.getMillis(), fireAfterEnd)));
       } else {
-        // On time: at the window's end, holding the output watermark there, as a GroupByKey's
-        // on-time pane does. Late: at the input watermark, so it fires at the next advance and
-        // holds
-        // the output watermark here until then: the late pane reaches the next step before that
-        // advance does. (A timer already due holds nothing on the DirectRunner: it fires at the
-        // next watermark refresh, which moves the output watermark on with it.)
-        Instant at = late ? watermark : end;
-        fire.withOutputTimestamp(at).set(at);
+        // Due now if the element is late: it fires at the next watermark advance.
+        fire.withOutputTimestamp(end).set(end);
       }
     }
     progressState.write(progress.withElement(late, cleanup));
@@ -289,7 +272,8 @@ final class TieredWindowDoFn<K, V, O>
 
   @OnTimer(FIRE)
   public void onFire(
-      @Key KV<K, BoundedWindow> keyAndWindow,
+      @Key K key,
+      BoundedWindow window,
       @StateId(MEMORY) BagState<byte[]> memory,
       @StateId(MEMORY_SIZE) ValueState<KV<Long, Long>> memorySize,
       @StateId(MANIFEST) BagState<String> manifest,
@@ -297,12 +281,11 @@ final class TieredWindowDoFn<K, V, O>
       @TimerId(FIRE) Timer fire,
       MultiOutputReceiver out) {
     readAllLater(memory, memorySize, manifest, progressState);
-    BoundedWindow window = keyAndWindow.getValue();
     long expiry =
         LatenessGate.expiry(window.maxTimestamp().getMillis(), read(progressState).cleanupMillis());
     boolean last = fire.getCurrentRelativeTime().getMillis() > expiry;
     fireIfPending(
-        keyAndWindow.getKey(),
+        key,
         window,
         new BeamBagState(memory, memorySize, manifest),
         progressState,
@@ -312,70 +295,32 @@ final class TieredWindowDoFn<K, V, O>
 
   @OnTimer(PURGE)
   public void onPurge(
-      @Key KV<K, BoundedWindow> keyAndWindow,
+      @Key K key,
+      BoundedWindow window,
       @StateId(MEMORY) BagState<byte[]> memory,
       @StateId(MEMORY_SIZE) ValueState<KV<Long, Long>> memorySize,
       @StateId(MANIFEST) BagState<String> manifest,
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
-      @TimerId(DELETE_BLOCKS) Timer deleteBlocks,
-      @TimerId(INPUT_ENDED) Timer inputEnded,
       MultiOutputReceiver out) {
     readAllLater(memory, memorySize, manifest, progressState);
-    K key = keyAndWindow.getKey();
-    BoundedWindow window = keyAndWindow.getValue();
     BeamBagState state = new BeamBagState(memory, memorySize, manifest);
     // Timers due at once may fire in any order: a pending pane goes out before the purge.
     fireIfPending(key, window, state, progressState, true, out.get(resultsTag));
-    progressState.clear();
-    state.clearMemory();
-    if (settings.purgeDelay().getMillis() > 0 && !state.manifest().isEmpty()) {
-      // Blocks stay until a checkpoint taken before this purge can no longer be restored.
-      deleteBlocks.offset(settings.purgeDelay()).withNoOutputTimestamp().setRelative();
-      inputEnded.withOutputTimestamp(END_OF_INPUT).set(END_OF_INPUT);
-      return;
-    }
-    deleteBlocks(keyAndWindow, state);
-  }
-
-  /** The purge delay is over: the window's blocks go. */
-  @OnTimer(DELETE_BLOCKS)
-  public void onDeleteBlocks(
-      @Key KV<K, BoundedWindow> keyAndWindow,
-      @StateId(MEMORY) BagState<byte[]> memory,
-      @StateId(MEMORY_SIZE) ValueState<KV<Long, Long>> memorySize,
-      @StateId(MANIFEST) BagState<String> manifest,
-      @TimerId(INPUT_ENDED) Timer inputEnded) {
-    inputEnded.clear();
-    deleteBlocks(keyAndWindow, new BeamBagState(memory, memorySize, manifest));
-  }
-
-  /** A bounded input ended before the purge delay did: the window's blocks go now. */
-  @OnTimer(INPUT_ENDED)
-  public void onInputEnded(
-      @Key KV<K, BoundedWindow> keyAndWindow,
-      @StateId(MEMORY) BagState<byte[]> memory,
-      @StateId(MEMORY_SIZE) ValueState<KV<Long, Long>> memorySize,
-      @StateId(MANIFEST) BagState<String> manifest,
-      @TimerId(DELETE_BLOCKS) Timer deleteBlocks) {
-    deleteBlocks.clear();
-    deleteBlocks(keyAndWindow, new BeamBagState(memory, memorySize, manifest));
-  }
-
-  /**
-   * Deletes the window's blocks and any other block of its owner (left by a write whose manifest
-   * update a failure lost), then the last of its state: the key holds nothing after this.
-   */
-  private void deleteBlocks(KV<K, BoundedWindow> keyAndWindow, BeamBagState state) {
-    K key = keyAndWindow.getKey();
-    BoundedWindow window = keyAndWindow.getValue();
     TieredBag<V> bag = bag(key, window, state, Priority.DESTAGE);
-    try {
-      bag.clear();
-      bag.collectGarbage();
-    } catch (IOException e) {
-      throw failure("could not purge", key, window, e);
+    if (settings.purgeDelay().getMillis() > 0) {
+      BLOCKS_PURGED.inc(bag.blocks().size());
+      io.purgeLater(owner(key, window), bag.blocks(), settings.purgeDelay().getMillis());
+      state.clearManifest();
+      state.clearMemory();
+    } else {
+      try {
+        bag.clear();
+        bag.collectGarbage();
+      } catch (IOException e) {
+        throw failure("could not purge", key, window, e);
+      }
     }
-    KEYS.dec();
+    progressState.clear();
   }
 
   private void fireIfPending(
@@ -451,6 +396,7 @@ final class TieredWindowDoFn<K, V, O>
    * so a job restored from a savepoint or updated in place owns (and purges) the blocks that the
    * earlier run wrote.
    */
+  @SuppressWarnings("unchecked")
   private String owner(K key, BoundedWindow window) {
     try {
       Base64.Encoder base64 = Base64.getUrlEncoder().withoutPadding();
@@ -458,7 +404,8 @@ final class TieredWindowDoFn<K, V, O>
           + "/"
           + base64.encodeToString(CoderUtils.encodeToByteArray(keyCoder, key))
           + "/"
-          + base64.encodeToString(CoderUtils.encodeToByteArray(windowCoder, window));
+          + base64.encodeToString(
+              CoderUtils.encodeToByteArray((Coder<BoundedWindow>) windowCoder, window));
     } catch (IOException e) {
       throw new UncheckedIOException("could not encode a key or window of TieredWindow", e);
     }
@@ -486,6 +433,12 @@ final class TieredWindowDoFn<K, V, O>
     memorySize.readLater();
     manifest.readLater();
     progress.readLater();
+  }
+
+  /** The input as a value with its gate's decisions (none without a gate). */
+  @SuppressWarnings("unchecked") // I is Admitted<V> behind a gate, V without one
+  private Admitted<V> admitted(I input) {
+    return gated ? (Admitted<V>) input : new Admitted<>((V) input, null);
   }
 
   private static WindowProgress read(ValueState<WindowProgress> state) {

@@ -15,14 +15,6 @@ public final class TieringMetrics {
   /** The namespace of every {@code TieredWindow} metric. */
   public static final String NAMESPACE = "eventide.tiering";
 
-  /**
-   * The counter of keys that hold state, over every stateful step of every {@code TieredWindow}:
-   * raised when a key's state is created, lowered when it is cleared. A window's state is keyed by
-   * the key and the window; a gate's (predictive cleanup, staleness bound, dead letters) by the
-   * key.
-   */
-  public static final String KEYS_HOLDING_STATE = "keysHoldingState";
-
   private TieringMetrics() {}
 
   /** The sum of a counter, such as {@code "blocksWritten"}. */

@@ -24,7 +24,6 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.MapElements;
-import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
@@ -110,16 +109,12 @@ final class TieredVsNative {
 
   /**
    * Options for a comparison on the runner: on Flink the source's watermark is polled every 5 ms,
-   * so that a gated replay's watermarks go out (and its gate opens) promptly, and bundles hold one
-   * element.
+   * so that a gated replay's watermarks go out (and its gate opens) promptly.
    */
   static PipelineOptions options(TestRunner runner) {
     PipelineOptions options = runner.options(1);
     if (runner == TestRunner.FLINK) {
       options.as(FlinkPipelineOptions.class).setAutoWatermarkInterval(5L);
-      // TieredWindow keys each value by its window in a DoFn step before its state: a bundle of
-      // one passes each watermark on before the values after it, so late values stay late there.
-      options.as(FlinkPipelineOptions.class).setMaxBundleSize(1L);
     }
     return options;
   }
@@ -136,36 +131,6 @@ final class TieredVsNative {
             ? p.apply(LateEventStreams.testStream(generator))
             : p.apply(LateEventStreams.gatedReplay(generator));
     return keyed(events);
-  }
-
-  /**
-   * The reference: Beam's windowing with the allowed lateness and accumulating panes, a {@code
-   * GroupByKey} and the {@link Summary}.
-   */
-  static PTransform<PCollection<KV<Integer, Long>>, PCollection<KV<Integer, String>>>
-      nativeSummaries(WindowFn<Object, ?> windows, Duration lateness) {
-    return new PTransform<>() {
-      @Override
-      public PCollection<KV<Integer, String>> expand(PCollection<KV<Integer, Long>> input) {
-        return input
-            .apply(
-                "Native window",
-                Window.<KV<Integer, Long>>into(windows)
-                    .withAllowedLateness(lateness)
-                    .accumulatingFiredPanes())
-            .apply("Native group", GroupByKey.create())
-            .apply(
-                "Native summary",
-                MapElements.into(
-                        TypeDescriptors.kvs(TypeDescriptors.integers(), TypeDescriptors.strings()))
-                    .via(
-                        kv ->
-                            KV.of(
-                                kv.getKey(),
-                                new Summary().apply(kv.getKey(), null, kv.getValue()))))
-            .setCoder(KvCoder.of(VarIntCoder.of(), StringUtf8Coder.of()));
-      }
-    };
   }
 
   /** The events as key and value. */
@@ -197,7 +162,22 @@ final class TieredVsNative {
     List<PCollection<KV<String, String>>> observed = new ArrayList<>();
     observed.add(
         input
-            .apply("Native", nativeSummaries(windows, lateness))
+            .apply(
+                "Native window",
+                Window.<KV<Integer, Long>>into(windows)
+                    .withAllowedLateness(lateness)
+                    .accumulatingFiredPanes())
+            .apply("Native group", GroupByKey.create())
+            .apply(
+                "Native summary",
+                MapElements.into(
+                        TypeDescriptors.kvs(TypeDescriptors.integers(), TypeDescriptors.strings()))
+                    .via(
+                        kv ->
+                            KV.of(
+                                kv.getKey(),
+                                new Summary().apply(kv.getKey(), null, kv.getValue()))))
+            .setCoder(KvCoder.of(VarIntCoder.of(), StringUtf8Coder.of()))
             .apply("Observe native", ParDo.of(new Observe("native"))));
     for (Variant variant : variants) {
       observed.add(
@@ -225,7 +205,7 @@ final class TieredVsNative {
   }
 
   /** One output: its source, pane and value, keyed by key and window. */
-  static final class Observe extends DoFn<KV<Integer, String>, KV<String, String>> {
+  private static final class Observe extends DoFn<KV<Integer, String>, KV<String, String>> {
     private final String source;
 
     Observe(String source) {

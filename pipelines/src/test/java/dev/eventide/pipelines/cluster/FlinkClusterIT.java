@@ -24,7 +24,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -42,7 +41,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * and ridesharing; the overlap comparison, which must agree; and a trend workload, compared with
  * the core's. Last, the fault test: the average job, checkpointed, loses the TaskManager that runs
  * it (killed by its process id), restarts from its last checkpoint on the other, and ends with the
- * DirectRunner's results, with none of its blocks left in the store. Runs after {@code package}, which builds the job jar and the cluster's
+ * DirectRunner's results. Runs after {@code package}, which builds the job jar and the cluster's
  * classpath.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -231,14 +230,6 @@ class FlinkClusterIT {
           "checkpoints restored, in " + cluster.get("/jobs/" + job + "/checkpoints"),
           checkpointCount(job, "restored"),
           greaterThan(0));
-      // Deletions scheduled by the TaskManager that died live in the checkpointed state (Beam
-      // timers), so the restored job performs them: none of the job's blocks is left behind.
-      try (Stream<Path> files = Files.walk(temp.resolve("fault"))) {
-        assertThat(
-            "blocks left in the store",
-            files.filter(f -> f.toString().endsWith(".blk")).count(),
-            equalTo(0L));
-      }
     } finally {
       client.shutdownNow();
     }

@@ -101,6 +101,28 @@ public final class TieredIo {
     }
   }
 
+  /**
+   * Deletes the blocks, and any other block of their owner, after a delay: a runner that restores a
+   * checkpoint taken before the purge finds the blocks its restored state names.
+   */
+  public void purgeLater(String owner, List<BlockName> blocks, long delayMillis) {
+    scheduler.afterDelay(
+        delayMillis,
+        () ->
+            scheduler.io(
+                Priority.DESTAGE,
+                () -> {
+                  for (BlockName name : blocks) {
+                    staging.take(name);
+                    store.delete(name);
+                  }
+                  for (BlockName name : store.list(owner)) {
+                    store.delete(name);
+                  }
+                  return null;
+                }));
+  }
+
   /** The store as seen by work of this priority, reporting to the listener. */
   public BlockStore view(Priority writes, Listener listener) {
     return new BlockStore() {

@@ -284,7 +284,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
       if (pane.getTiming() == PaneInfo.Timing.LATE || fire.getCurrentRelativeTime().isAfter(tau)) {
         // A late copy loops at once, as a late element fires a GroupByKey's late pane at once.
         Long looped = lateLoops.read();
-        if (looped == null && copies.read() == null) {
+        if (looped == null) {
           keys.inc();
         }
         long loop = looped == null ? 1 : looped + 1;
@@ -295,8 +295,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
       }
       Long seen = copies.read();
       if (seen == null) {
-        // No expiry timer: the firing clears the count, and only a late copy leaves state. A key
-        // with late loops has seen the watermark pass τ, so it has no on-time copy: a new key.
+        // No expiry timer: the firing clears the count, and only a late copy leaves state.
         keys.inc();
         fire.withOutputTimestamp(tau).set(tau);
         seen = 0L;
@@ -308,23 +307,17 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
     public void onFire(
         @Key KV<T, Instant> key,
         @StateId(COPIES) ValueState<Long> copies,
-        @StateId(LATE_LOOPS) ValueState<Long> lateLoops,
         OutputReceiver<OutputT> out) {
       long count = copies.read();
       copies.clear();
-      if (lateLoops.read() == null) {
-        keys.dec();
-      }
+      keys.dec();
       iterate(key.getKey(), key.getValue(), count, 0, PaneInfo.Timing.ON_TIME, 0, out);
     }
 
     @OnTimer(EXPIRE)
-    public void onExpire(
-        @StateId(LATE_LOOPS) ValueState<Long> lateLoops, @StateId(COPIES) ValueState<Long> copies) {
+    public void onExpire(@StateId(LATE_LOOPS) ValueState<Long> lateLoops) {
       lateLoops.clear();
-      if (copies.read() == null) {
-        keys.dec();
-      }
+      keys.dec();
     }
 
     /**

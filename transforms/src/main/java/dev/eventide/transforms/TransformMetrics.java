@@ -18,10 +18,11 @@ import org.apache.beam.sdk.metrics.Metrics;
  *       first step: E_FM for Filter, Map and FlatMap, the wrappers A1 and A2 for the join).
  *   <li>{@value #DROPPED_TUPLES}: input tuples dropped as late beyond the allowed lateness (the
  *       same steps).
- *   <li>{@value #KEYS_HOLDING_STATE}: keys (a tuple and its timestamp) that hold state in the
- *       stateful steps ({@link Loop}, the tuple-keyed Aggregates): raised when a key's state is
- *       created, lowered when it is cleared; 0 once the watermark has passed every tuple's
- *       timestamp plus the allowed lateness.
+ *   <li>{@value #KEYS_HOLDING_STATE}: state held per key (a tuple and its timestamp) in the
+ *       stateful steps ({@link Loop}, the tuple-keyed Aggregates), counted per kind it keeps
+ *       (on-time copies, late loops) so that no firing reads a cell only to count it: raised when
+ *       created, lowered when cleared; 0 once the watermark has passed every tuple's timestamp plus
+ *       the allowed lateness.
  * </ul>
  *
  * <p>Counters sum over every step that reports them; Beam's metric results also name the step.

@@ -49,18 +49,24 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
   private final Duration pause;
   private final @Nullable String holdId;
   private final long holdAt;
+  private final boolean stallUntilRestored;
 
   private LateEventSource(
-      LateEventGenerator generator, Duration pause, @Nullable String holdId, long holdAt) {
+      LateEventGenerator generator,
+      Duration pause,
+      @Nullable String holdId,
+      long holdAt,
+      boolean stallUntilRestored) {
     this.generator = generator;
     this.pause = pause;
     this.holdId = holdId;
     this.holdAt = holdAt;
+    this.stallUntilRestored = stallUntilRestored;
   }
 
   /** Returns a source of the events of {@code generator}. */
   public static LateEventSource of(LateEventGenerator generator) {
-    return new LateEventSource(generator, Duration.ZERO, null, -1);
+    return new LateEventSource(generator, Duration.ZERO, null, -1, false);
   }
 
   /**
@@ -72,11 +78,29 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
    */
   public static Read.Unbounded<LateEvent> heldUntilCheckpoint(
       LateEventGenerator generator, String holdId, long index) {
+    checkHold(generator, index);
+    return Read.from(new LateEventSource(generator, Duration.ZERO, holdId, index, false));
+  }
+
+  /**
+   * Returns a transform for a fault drill: it reads the events of {@code generator} and stops
+   * before event {@code index} (0-based), once a checkpoint covering every event before it has
+   * completed, until the job restarts from a checkpoint; a restored reader reads on to the end.
+   * Kill the worker that runs the job while it stands still, and the job can only end by recovering
+   * from that checkpoint. Without a failure the job never ends. {@code holdId} names the drill
+   * (unique per job); the runner must checkpoint.
+   */
+  public static Read.Unbounded<LateEvent> stalledUntilRestored(
+      LateEventGenerator generator, String holdId, long index) {
+    checkHold(generator, index);
+    return Read.from(new LateEventSource(generator, Duration.ZERO, holdId, index, true));
+  }
+
+  private static void checkHold(LateEventGenerator generator, long index) {
     if (index < 0 || index >= generator.events()) {
       throw new IllegalArgumentException(
           "the hold must be at one of the " + generator.events() + " events, but was " + index);
     }
-    return Read.from(new LateEventSource(generator, Duration.ZERO, holdId, index));
   }
 
   /** Returns a transform that reads the events of {@code generator}. */
@@ -127,7 +151,7 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
     if (pause.isShorterThan(Duration.ZERO)) {
       throw new IllegalArgumentException("pause must be >= 0, but was " + pause);
     }
-    return Read.from(new LateEventSource(generator, pause, null, -1));
+    return Read.from(new LateEventSource(generator, pause, null, -1, false));
   }
 
   public LateEventGenerator generator() {
@@ -141,7 +165,9 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
 
   @Override
   public UnboundedReader<LateEvent> createReader(PipelineOptions options, Position checkpoint) {
-    return new Reader(this, checkpoint == null ? 0 : checkpoint.consumed);
+    return checkpoint == null
+        ? new Reader(this, 0, false)
+        : new Reader(this, checkpoint.consumed, true);
   }
 
   @Override
@@ -169,7 +195,8 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
         .add(DisplayData.item("seed", g.seed()))
         .add(DisplayData.item("pause", pause))
         .addIfNotNull(DisplayData.item("holdId", holdId))
-        .addIfNotDefault(DisplayData.item("holdAt", holdAt), -1L);
+        .addIfNotDefault(DisplayData.item("holdAt", holdAt), -1L)
+        .addIfNotDefault(DisplayData.item("stallUntilRestored", stallUntilRestored), false);
   }
 
   /**
@@ -216,14 +243,16 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
   private static final class Reader extends UnboundedReader<LateEvent> {
     private final LateEventSource source;
     private final Iterator<LateEvent> events;
+    private final boolean restored;
     private long consumed;
     private LateEvent current;
     private LateEvent next; // read ahead while pausing
     private long pauseEndNanos = -1;
     private boolean exhausted;
 
-    Reader(LateEventSource source, long consumed) {
+    Reader(LateEventSource source, long consumed, boolean restored) {
       this.source = source;
+      this.restored = restored;
       this.events = source.generator.iterator();
       for (long i = 0; i < consumed; i++) {
         events.next();
@@ -246,8 +275,10 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
         }
         next = events.next();
       }
-      if (consumed == source.holdAt && FINALIZED.getOrDefault(source.holdId, -1L) < source.holdAt) {
-        return false; // until a checkpoint covers every event before the hold
+      if (consumed == source.holdAt
+          && (FINALIZED.getOrDefault(source.holdId, -1L) < source.holdAt
+              || (source.stallUntilRestored && !restored))) {
+        return false; // until a checkpoint covers every event before the hold (and a restore)
       }
       if (source.pause.getMillis() > 0
           && current != null

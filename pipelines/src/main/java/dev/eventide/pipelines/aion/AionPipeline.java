@@ -3,6 +3,7 @@ package dev.eventide.pipelines.aion;
 import com.google.auto.value.AutoValue;
 import dev.eventide.generators.LateEvent;
 import dev.eventide.generators.LateEventGenerator;
+import dev.eventide.generators.LateEventSource;
 import dev.eventide.pipelines.windows.LatenessGate;
 import dev.eventide.pipelines.windows.WindowSteps;
 import dev.eventide.tiering.TieredWindow;
@@ -84,6 +85,38 @@ public final class AionPipeline {
     public abstract String outputDirectory();
 
     /**
+     * The event before which a fault drill stands still until the job restarts from a checkpoint
+     * ({@link LateEventSource#stalledUntilRestored}), or -1 for none.
+     */
+    public abstract long faultDrillAt();
+
+    /**
+     * Returns these settings with a fault drill before event {@code index}: once a checkpoint
+     * covering the events before it has completed, the stream stands still until the job restarts
+     * from a checkpoint, so that a worker killed then is certain to be recovered from.
+     *
+     * @throws IllegalArgumentException if {@code index} is not one of the stream's events
+     */
+    public Settings withFaultDrillAt(long index) {
+      if (index < 0 || index >= events().events()) {
+        throw new IllegalArgumentException(
+            "the fault drill must be at one of the "
+                + events().events()
+                + " events, but was "
+                + index);
+      }
+      return new AutoValue_AionPipeline_Settings(
+          workload(),
+          events(),
+          allowedLateness(),
+          nativeWindowing(),
+          store(),
+          purgeDelay(),
+          outputDirectory(),
+          index);
+    }
+
+    /**
      * Returns validated settings; the window is the generator's window.
      *
      * @throws IllegalArgumentException if {@code allowedLateness} is negative (a negative {@code
@@ -102,7 +135,14 @@ public final class AionPipeline {
             "allowedLateness must be >= 0, but was " + allowedLateness);
       }
       return new AutoValue_AionPipeline_Settings(
-          workload, events, allowedLateness, nativeWindowing, store, purgeDelay, outputDirectory);
+          workload,
+          events,
+          allowedLateness,
+          nativeWindowing,
+          store,
+          purgeDelay,
+          outputDirectory,
+          -1);
     }
   }
 
@@ -117,6 +157,12 @@ public final class AionPipeline {
         WindowSteps.readWithinLateness(
                 pipeline,
                 "LateEvents",
+                settings.faultDrillAt() < 0
+                    ? WindowSteps.read(pipeline, settings.events())
+                    : LateEventSource.stalledUntilRestored(
+                        settings.events(),
+                        pipeline.getOptions().getJobName(),
+                        settings.faultDrillAt()),
                 settings.events(),
                 settings.allowedLateness(),
                 METRICS_NAMESPACE)

@@ -239,6 +239,16 @@ final class RunCommand implements Callable<Integer> {
   Duration purgeDelay;
 
   @Option(
+      names = "--fault-drill-at",
+      paramLabel = "N",
+      description =
+          "average, bigrams on a checkpointed Flink job: the stream stands still before event N,"
+              + " once a checkpoint covering the events before it has completed, until the job"
+              + " restarts from a checkpoint. Kill the TaskManager that runs it to watch the job"
+              + " recover; without a failure it never ends.")
+  Long faultDrillAt;
+
+  @Option(
       names = "--show",
       paramLabel = "N",
       defaultValue = "8",
@@ -311,14 +321,18 @@ final class RunCommand implements Callable<Integer> {
     }
     LateEventGenerator generator = generator();
     PipelineOptions options = pipelineOptions();
+    if (faultDrillAt != null && !checkpointed(options)) {
+      throw new EventideCli.UsageException(
+          "--fault-drill-at needs a Flink job that checkpoints (checkpointingInterval in"
+              + " --config): without a checkpoint to restart from, it would never end");
+    }
     Path outputDirectory = prepareOutput();
     options.setJobName("eventide-" + workload + "-" + System.currentTimeMillis());
 
     AionWorkload aion = AionWorkload.valueOf(workload.name());
     String blockStore = blockStore(outputDirectory);
     Pipeline pipeline = Pipeline.create(options);
-    AionPipeline.build(
-        pipeline,
+    AionPipeline.Settings settings =
         AionPipeline.Settings.of(
             aion,
             generator,
@@ -326,7 +340,11 @@ final class RunCommand implements Callable<Integer> {
             nativeWindowing,
             blockStore,
             purgeDelay != null ? purgeDelay : defaultPurgeDelay(options),
-            outputDirectory.toAbsolutePath().toString()));
+            outputDirectory.toAbsolutePath().toString());
+    if (faultDrillAt != null) {
+      settings = settings.withFaultDrillAt(faultDrillAt);
+    }
+    AionPipeline.build(pipeline, settings);
 
     String runnerName = options.getRunner().getSimpleName();
     err.printf(
@@ -607,8 +625,15 @@ final class RunCommand implements Callable<Integer> {
 
   /** Blocks must outlive a checkpoint interval plus a recovery, or a restored job misses them. */
   private static Duration defaultPurgeDelay(PipelineOptions options) {
+    return checkpointed(options) ? CHECKPOINTED_PURGE_DELAY : Duration.ZERO;
+  }
+
+  private static boolean checkpointed(PipelineOptions options) {
+    if (options.getRunner().getSimpleName().equals("DirectRunner")) {
+      return false;
+    }
     Long interval = options.as(FlinkPipelineOptions.class).getCheckpointingInterval();
-    return interval != null && interval > 0 ? CHECKPOINTED_PURGE_DELAY : Duration.ZERO;
+    return interval != null && interval > 0;
   }
 
   private static final Duration CHECKPOINTED_PURGE_DELAY = Duration.standardMinutes(1);
@@ -664,6 +689,19 @@ final class RunCommand implements Callable<Integer> {
     }
     if (nativeWindowing && !aionWorkload()) {
       throw new EventideCli.UsageException("--native is for the average and bigrams workloads");
+    }
+    if (faultDrillAt != null) {
+      if (!aionWorkload()) {
+        throw new EventideCli.UsageException(
+            "--fault-drill-at is for the average and bigrams workloads");
+      }
+      if (faultDrillAt < 0 || faultDrillAt >= events) {
+        throw new EventideCli.UsageException(
+            "--fault-drill-at must be from 0 to --events - 1 ("
+                + (events - 1)
+                + "), but was "
+                + faultDrillAt);
+      }
     }
     if (!(lateFraction >= 0 && lateFraction <= 1)) {
       throw new EventideCli.UsageException(

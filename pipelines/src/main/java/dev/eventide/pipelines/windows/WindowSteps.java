@@ -40,8 +40,20 @@ public final class WindowSteps {
       LateEventGenerator events,
       Duration allowedLateness,
       String metricsNamespace) {
+    return readWithinLateness(
+        pipeline, name, read(pipeline, events), events, allowedLateness, metricsNamespace);
+  }
+
+  /** As above, reading the stream of {@code events} with {@code source}. */
+  public static PCollection<LateEvent> readWithinLateness(
+      Pipeline pipeline,
+      String name,
+      PTransform<PBegin, PCollection<LateEvent>> source,
+      LateEventGenerator events,
+      Duration allowedLateness,
+      String metricsNamespace) {
     return pipeline
-        .apply("Read" + name, read(pipeline, events))
+        .apply("Read" + name, source)
         .apply(
             "Gate" + name,
             ParDo.of(

@@ -194,6 +194,9 @@ class EventideCliTest {
       {"nosuch", "unknown workload 'nosuch'; expected one of average, bigrams, overlap,"},
       {"overlap --store=file:///tmp/x", "--store is for TieredWindow"},
       {"stock-market --native", "--native is for the average and bigrams workloads"},
+      {"overlap --fault-drill-at=3", "--fault-drill-at is for the average and bigrams workloads"},
+      {"average --events=10 --fault-drill-at=10", "--fault-drill-at must be from 0 to --events"},
+      {"average --runner=direct --fault-drill-at=3", "--fault-drill-at needs a Flink job that"},
       {
         "stock-market --window=999ms --events-per-window=100",
         "the window must be an even number of milliseconds"

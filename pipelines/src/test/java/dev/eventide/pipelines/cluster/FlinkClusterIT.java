@@ -205,8 +205,10 @@ class FlinkClusterIT {
    * A checkpointed job (TieredWindow with its block directory shared by both TaskManagers, RocksDB
    * state, a checkpoint every 500 ms) loses its TaskManager once a checkpoint has completed: Flink
    * restarts it from a checkpoint on the other TaskManager, and every window's final result is the
-   * DirectRunner's. (Before TieredWindow's blocks outlived a checkpoint by default, this failed: a
-   * window purged after the checkpoint was restored without its blocks.)
+   * DirectRunner's. The job is a fault drill ({@code --fault-drill-at}): its stream stands still
+   * halfway until it restarts, so it cannot end before the kill however slow the machine. (Before
+   * TieredWindow's blocks outlived a checkpoint by default, this failed: a window purged after the
+   * checkpoint was restored without its blocks.)
    */
   @Test
   @Order(Integer.MAX_VALUE) // it leaves one TaskManager
@@ -219,7 +221,8 @@ class FlinkClusterIT {
                   run(
                       "fault",
                       "--config=../runner-configs/flink-cluster-checkpointed.conf",
-                      "--flink-master=" + cluster.restAddress()));
+                      "--flink-master=" + cluster.restAddress(),
+                      "--fault-drill-at=15000"));
       String job = awaitCompletedCheckpoint(result);
       List<Integer> busy = cluster.busyTaskManagers();
       assertThat("TaskManagers running the job", busy.size(), equalTo(1));

@@ -139,4 +139,31 @@ class LateEventSourceTest {
     }
     assertThat(read, equalTo(400));
   }
+
+  @Test
+  void aDrillStandsStillAfterTheCheckpointUntilARestoredReaderTakesOver() throws Exception {
+    LateEventSource source =
+        (LateEventSource)
+            LateEventSource.stalledUntilRestored(
+                    GENERATOR, java.util.UUID.randomUUID().toString(), 10)
+                .getSource();
+    var reader = source.createReader(PipelineOptionsFactory.create(), null);
+    List<LateEvent> read = new ArrayList<>();
+    for (boolean more = reader.start(); more; more = reader.advance()) {
+      read.add(reader.getCurrent());
+    }
+    assertThat("it stops before event 10", read.size(), equalTo(10));
+    var checkpoint = (LateEventSource.Position) reader.getCheckpointMark();
+    checkpoint.finalizeCheckpoint();
+    assertThat(
+        "a completed checkpoint does not move the first reader", reader.advance(), is(false));
+    assertThat(reader.getWatermark().equals(BoundedWindow.TIMESTAMP_MAX_VALUE), is(false));
+
+    var restored = source.createReader(PipelineOptionsFactory.create(), checkpoint);
+    for (boolean more = restored.start(); more; more = restored.advance()) {
+      read.add(restored.getCurrent());
+    }
+    assertThat(restored.getWatermark(), equalTo(BoundedWindow.TIMESTAMP_MAX_VALUE));
+    assertThat(read, equalTo(GENERATOR.generate()));
+  }
 }

@@ -43,6 +43,12 @@ import org.joda.time.Instant;
  * CleanupSchedule}: the bound and {@link StalenessPlanner} plan for windows that are not created
  * yet. A window keeps its terms for life. The model learns per key.
  *
+ * <p>A key's state ends with its windows: the {@code expire} timer, at the expiry of the latest
+ * window a value of the key has reached (by the longest bound it may have), clears it, holding no
+ * watermark. A key that comes back after that starts again from the allowed lateness, as a new key
+ * does; its values are judged by the watermark. The metric {@value
+ * TieringMetrics#GATE_KEYS_HOLDING_STATE} counts the keys in between.
+ *
  * <p>A value it admits reaches the windowed step before that step's watermark passes the watermark
  * the value met here, so the windowed step never sees a value of a window it has purged.
  */
@@ -81,6 +87,8 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<K, Admitted<V>>> {
   private static final String METRICS = TieringMetrics.NAMESPACE;
   private static final Counter LATE_VALUES = Metrics.counter(METRICS, "lateValues");
   private static final Counter DEAD = Metrics.counter(METRICS, "deadLetters");
+  private static final Counter KEYS =
+      Metrics.counter(METRICS, TieringMetrics.GATE_KEYS_HOLDING_STATE);
   private static final Distribution LATENESS = Metrics.distribution(METRICS, "latenessMillis");
   private static final Distribution CLEANUP_BOUND =
       Metrics.distribution(METRICS, "cleanupBoundMillis");
@@ -90,6 +98,7 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<K, Admitted<V>>> {
   private static final String CURRENT = "latenessCurrent";
   private static final String PREVIOUS = "latenessPrevious";
   private static final String CLOCK = "clock";
+  private static final String EXPIRE = "expire";
 
   @StateId(SCHEDULE)
   private final StateSpec<ValueState<CleanupSchedule>> scheduleSpec =
@@ -104,6 +113,9 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<K, Admitted<V>>> {
   /** Never set: it reads the input watermark. */
   @TimerId(CLOCK)
   private final TimerSpec clockSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+  @TimerId(EXPIRE)
+  private final TimerSpec expireSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
   private final Settings settings;
   private final WindowFn<Object, BoundedWindow> windowFn;
@@ -128,6 +140,7 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<K, Admitted<V>>> {
       @StateId(CURRENT) BagState<Long> current,
       @StateId(PREVIOUS) BagState<Long> previous,
       @TimerId(CLOCK) Timer clock,
+      @TimerId(EXPIRE) Timer expire,
       MultiOutputReceiver out)
       throws Exception {
     long watermark = clock.getCurrentRelativeTime().getMillis();
@@ -176,6 +189,13 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<K, Admitted<V>>> {
     }
     if (!schedule.equals(read)) {
       scheduleState.write(schedule);
+      long expiry = lastExpiry(schedule);
+      if (read == null) {
+        KEYS.inc();
+      }
+      if (read == null || lastExpiry(read) != expiry) {
+        expire.withNoOutputTimestamp().set(new Instant(expiry));
+      }
     }
     if (!admitted.isEmpty()) {
       out.get(admitted())
@@ -189,6 +209,36 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<K, Admitted<V>>> {
   /** Never called: the clock is never set, but Beam wants a callback for every timer. */
   @OnTimer(CLOCK)
   public void onClock() {}
+
+  /** Every window of the key has expired: nothing it keeps can be used again. */
+  @OnTimer(EXPIRE)
+  public void onExpire(
+      @StateId(SCHEDULE) ValueState<CleanupSchedule> scheduleState,
+      @StateId(CURRENT) BagState<Long> current,
+      @StateId(PREVIOUS) BagState<Long> previous) {
+    scheduleState.clear();
+    current.clear();
+    previous.clear();
+    KEYS.dec();
+  }
+
+  /**
+   * When the last window a value of the key reached has expired, by the longest bound any of its
+   * windows may have: the windows of a value at {@code maxSeen} end by {@code maxSeen + maxSpan}.
+   * The timer fires once the watermark is past it, as {@link #process} then refuses such windows.
+   */
+  private long lastExpiry(CleanupSchedule schedule) {
+    long bound = Math.max(settings.allowedLatenessMillis(), initial.cleanupMillis());
+    for (CleanupSchedule.Change change : schedule.changes()) {
+      bound = Math.max(bound, change.terms().cleanupMillis());
+    }
+    long lastEnd =
+        schedule.maxSeen() > Long.MAX_VALUE - schedule.maxSpan()
+            ? Long.MAX_VALUE
+            : schedule.maxSeen() + schedule.maxSpan();
+    long expiry = expiry(lastEnd, bound);
+    return expiry == GlobalWindow.INSTANCE.maxTimestamp().getMillis() ? expiry : expiry + 1;
+  }
 
   /**
    * A new estimate every {@link Settings#step} observations; a new generation every half sample.

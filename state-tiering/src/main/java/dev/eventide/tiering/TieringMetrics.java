@@ -15,6 +15,13 @@ public final class TieringMetrics {
   /** The namespace of every {@code TieredWindow} metric. */
   public static final String NAMESPACE = "eventide.tiering";
 
+  /**
+   * The counter of keys whose lateness state (cleanup schedule and lateness sample, kept when
+   * {@code TieredWindow} hands out dead letters or learns its bounds) is held: up by one when a key
+   * gets it, down by one when every window of the key has expired and it is cleared.
+   */
+  public static final String GATE_KEYS_HOLDING_STATE = "gateKeysHoldingState";
+
   private TieringMetrics() {}
 
   /** The sum of a counter, such as {@code "blocksWritten"}. */

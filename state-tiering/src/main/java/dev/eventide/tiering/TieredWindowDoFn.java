@@ -173,6 +173,21 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
     BlockStore store = BlockStores.open(settings.storeUri());
     io = new TieredIo(store, IoScheduler.shared(), StagingArea.shared());
     planner = new PrestagePlanner();
+    if (settings.purgeDelay().getMillis() > 0) {
+      // A worker before this one may have stopped with delayed purges still to do.
+      try {
+        io.resumePurges(purgeRecords());
+      } catch (IOException e) {
+        throw new IOException(
+            "TieredWindow "
+                + settings.stepName()
+                + " could not read its purge records in block store "
+                + settings.storeUri()
+                + ": "
+                + e.getMessage(),
+            e);
+      }
+    }
   }
 
   @Teardown
@@ -309,7 +324,12 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
     TieredBag<V> bag = bag(key, window, state, Priority.DESTAGE);
     if (settings.purgeDelay().getMillis() > 0) {
       BLOCKS_PURGED.inc(bag.blocks().size());
-      io.purgeLater(owner(key, window), bag.blocks(), settings.purgeDelay().getMillis());
+      try {
+        io.purgeLater(
+            purgeRecords(), owner(key, window), bag.blocks(), settings.purgeDelay().getMillis());
+      } catch (IOException e) {
+        throw failure("could not record the purge of", key, window, e);
+      }
       state.clearManifest();
       state.clearMemory();
     } else {
@@ -389,6 +409,11 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
         state,
         store,
         new TieredBag.Limits(settings.memoryElements(), settings.memoryBytes()));
+  }
+
+  /** The owner of this step's purge records: not a window's ({@code stepName/key/window}). */
+  private String purgeRecords() {
+    return "purges of " + settings.stepName();
   }
 
   /**

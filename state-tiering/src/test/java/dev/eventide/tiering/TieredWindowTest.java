@@ -13,7 +13,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.DoubleCoder;
@@ -300,9 +302,12 @@ class TieredWindowTest {
     p.run().waitUntilFinish();
   }
 
-  private static long blockFiles(Path store) throws IOException {
+  /** The block files in the store, by directory (owner). */
+  private static Map<Path, Long> blockFiles(Path store) throws IOException {
     try (Stream<Path> files = Files.walk(store)) {
-      return files.filter(f -> f.toString().endsWith(".blk")).count();
+      return files
+          .filter(f -> f.toString().endsWith(".blk"))
+          .collect(Collectors.groupingBy(Path::getParent, Collectors.counting()));
     }
   }
 
@@ -316,12 +321,17 @@ class TieredWindowTest {
     String uri = store.toUri().toString();
     // The earlier run stops before its delayed purge: its blocks stay in the store.
     runSummaries(uri, 1, Duration.standardHours(1));
-    long left = blockFiles(store);
-    assertTrue(left >= 7, "blocks of 7 keys and windows left: " + left);
+    Map<Path, Long> left = blockFiles(store);
+    // 7 keys and windows, and the directory of the step's 7 purge records, due in an hour
+    assertEquals(8, left.size(), "owners of the blocks left: " + left);
+    assertTrue(left.containsValue(7L), "the purge records: " + left);
 
     // Other values in the same keys and windows, so other blocks: only their owners tie them to
     // the earlier run's.
     runSummaries(uri, 3, Duration.ZERO);
-    assertEquals(0, blockFiles(store), "blocks left after the later run purged its windows");
+    assertEquals(
+        List.of(7L),
+        List.copyOf(blockFiles(store).values()),
+        "after the later run purged its windows, only the earlier run's purge records stay");
   }
 }

@@ -2,7 +2,9 @@ package dev.eventide.tiering.internal.io;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -70,6 +72,7 @@ public final class IoScheduler implements AutoCloseable {
             t.setDaemon(true);
             return t;
           });
+  private final Set<String> waiting = ConcurrentHashMap.newKeySet();
   private boolean closed; // guarded by this
 
   IoScheduler(int threads) {
@@ -132,6 +135,28 @@ public final class IoScheduler implements AutoCloseable {
         },
         delayMillis,
         TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * As {@link #afterDelay}, unless an action of the same {@code id} is already waiting or running
+   * (then it returns false and does nothing). The action returns when its work is done, which frees
+   * the id.
+   */
+  public boolean afterDelayOnce(String id, long delayMillis, IoTask<?> action) {
+    if (!waiting.add(id)) {
+      return false;
+    }
+    afterDelay(
+        delayMillis,
+        () -> {
+          try {
+            io(Priority.DESTAGE, action).whenComplete((ignored, failure) -> waiting.remove(id));
+          } catch (RejectedExecutionException e) {
+            waiting.remove(id);
+            throw e;
+          }
+        });
+    return true;
   }
 
   /** I/O tasks queued or running. */

@@ -4,6 +4,7 @@ import dev.eventide.tiering.internal.io.IoScheduler.IoTask;
 import dev.eventide.tiering.internal.io.IoScheduler.Priority;
 import dev.eventide.tiering.store.BlockName;
 import dev.eventide.tiering.store.BlockStore;
+import dev.eventide.tiering.store.NoSuchBlockException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 
 /**
  * The block I/O of one tiered window operator: every store call runs on the JVM's {@link
@@ -54,11 +56,19 @@ public final class TieredIo {
   private final BlockStore store;
   private final IoScheduler scheduler;
   private final StagingArea staging;
+  private final LongSupplier clock;
 
   public TieredIo(BlockStore store, IoScheduler scheduler, StagingArea staging) {
+    this(store, scheduler, staging, System::currentTimeMillis);
+  }
+
+  /** With {@code clock} as the wall clock (milliseconds) that purge deadlines are set by. */
+  public TieredIo(
+      BlockStore store, IoScheduler scheduler, StagingArea staging, LongSupplier clock) {
     this.store = store;
     this.scheduler = scheduler;
     this.staging = staging;
+    this.clock = clock;
   }
 
   public BlockStore store() {
@@ -103,24 +113,60 @@ public final class TieredIo {
 
   /**
    * Deletes the blocks, and any other block of their owner, after a delay: a runner that restores a
-   * checkpoint taken before the purge finds the blocks its restored state names.
+   * checkpoint taken before the purge finds the blocks its restored state names. The purge is first
+   * recorded in the store, as a block of {@code records} (one owner per operator), so that if this
+   * JVM stops before the delay is over, the worker that takes over performs it ({@link
+   * #resumePurges}); the record goes with the blocks.
+   *
+   * @throws IOException if the record cannot be written
    */
-  public void purgeLater(String owner, List<BlockName> blocks, long delayMillis) {
-    scheduler.afterDelay(
-        delayMillis,
-        () ->
-            scheduler.io(
-                Priority.DESTAGE,
-                () -> {
-                  for (BlockName name : blocks) {
-                    staging.take(name);
-                    store.delete(name);
-                  }
-                  for (BlockName name : store.list(owner)) {
-                    store.delete(name);
-                  }
-                  return null;
-                }));
+  public void purgeLater(String records, String owner, List<BlockName> blocks, long delayMillis)
+      throws IOException {
+    long now = clock.getAsLong();
+    long deadline = delayMillis > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + delayMillis;
+    PurgeRecord record = new PurgeRecord(deadline, owner, List.copyOf(blocks));
+    byte[] bytes = record.encode();
+    BlockName name = await(Priority.DESTAGE, () -> store.write(records, bytes));
+    schedule(name, record);
+  }
+
+  /**
+   * Schedules, each at its deadline (at once if it has passed), the purges recorded under {@code
+   * records} that this JVM is not already waiting for: those of a worker that stopped before
+   * performing them. Returns how many it scheduled.
+   *
+   * @throws IOException if the records cannot be listed or read
+   */
+  public int resumePurges(String records) throws IOException {
+    int scheduled = 0;
+    for (BlockName name : store.list(records)) {
+      PurgeRecord record;
+      try {
+        record = PurgeRecord.decode(store.read(name));
+      } catch (NoSuchBlockException e) {
+        continue; // performed meanwhile
+      }
+      scheduled += schedule(name, record) ? 1 : 0;
+    }
+    return scheduled;
+  }
+
+  private boolean schedule(BlockName name, PurgeRecord record) {
+    long delay = Math.max(0, record.deadlineMillis() - clock.getAsLong());
+    return scheduler.afterDelayOnce(
+        store.uri() + " " + name.path(),
+        delay,
+        () -> {
+          for (BlockName block : record.blocks()) {
+            staging.take(block);
+            store.delete(block);
+          }
+          for (BlockName block : store.list(record.owner())) {
+            store.delete(block);
+          }
+          store.delete(name);
+          return null;
+        });
   }
 
   /** The store as seen by work of this priority, reporting to the listener. */

@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.eventide.tiering.internal.io.IoScheduler.Priority;
 import dev.eventide.tiering.store.BlockName;
 import dev.eventide.tiering.store.BlockStore;
 import dev.eventide.tiering.store.BlockStores;
+import java.io.IOException;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -101,5 +103,64 @@ class TieredIoTest {
     Thread.sleep(1);
     assertTrue(ageing.offer(b, new CompletableFuture<>()), "a aged out");
     assertNull(ageing.take(a));
+  }
+
+  /** Polls until the store holds no block of these owners; the I/O runs on scheduler threads. */
+  private static void awaitNoBlocks(BlockStore store, String... owners) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      int left = 0;
+      for (String owner : owners) {
+        left += store.list(owner).size();
+      }
+      if (left == 0) {
+        return;
+      }
+      assertTrue(System.nanoTime() < deadline, left + " blocks still in " + store.uri());
+      Thread.sleep(10);
+    }
+  }
+
+  /**
+   * A worker that stops before its delayed purge (its scheduler closes with the purge waiting)
+   * leaves the purge recorded in the store; the worker that takes over performs it at its deadline,
+   * and the record goes with the blocks.
+   */
+  @Test
+  void aPurgeRecordedByAStoppedWorkerIsPerformedByTheNext() throws Exception {
+    BlockStore store = BlockStores.open("memory:" + UUID.randomUUID());
+    BlockName a = store.write("w", new byte[] {1});
+    store.write("w", new byte[] {2}); // a block no manifest names (a lost write)
+    BlockName other = store.write("v", new byte[] {3});
+    AtomicLong now = new AtomicLong(1_000_000);
+    IoScheduler stopping = new IoScheduler(1);
+    new TieredIo(store, stopping, new StagingArea(10, Long.MAX_VALUE), now::get)
+        .purgeLater("records", "w", List.of(a), 60_000);
+    stopping.close();
+    assertEquals(1, store.list("records").size(), "the purge is recorded");
+    assertEquals(2, store.list("w").size());
+
+    TieredIo next = new TieredIo(store, scheduler, new StagingArea(10, Long.MAX_VALUE), now::get);
+    assertEquals(1, next.resumePurges("records"), "scheduled for its deadline, a minute on");
+    assertEquals(0, next.resumePurges("records"), "already waiting in this JVM");
+    assertEquals(2, store.list("w").size(), "nothing deleted before the deadline");
+
+    now.addAndGet(60_000);
+    try (IoScheduler another = new IoScheduler(1)) {
+      TieredIo late = new TieredIo(store, another, new StagingArea(1, 1), now::get);
+      assertEquals(1, late.resumePurges("records"), "past its deadline: at once");
+      // the named block, the owner's block no manifest named, and the record
+      awaitNoBlocks(store, "w", "records");
+    }
+    assertEquals(List.of(other), store.list("v"), "other owners' blocks stay");
+  }
+
+  @Test
+  void aDamagedPurgeRecordIsAnErrorThatSaysSo() throws Exception {
+    BlockStore store = BlockStores.open("memory:" + UUID.randomUUID());
+    store.write("records", new byte[] {9, 9});
+    TieredIo io = new TieredIo(store, scheduler, new StagingArea(10, Long.MAX_VALUE));
+    IOException e = assertThrows(IOException.class, () -> io.resumePurges("records"));
+    assertTrue(e.getMessage().contains("a purge record of version 9"), e.getMessage());
   }
 }

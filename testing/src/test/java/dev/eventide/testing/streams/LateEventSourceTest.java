@@ -8,8 +8,11 @@ import dev.eventide.generators.LateEvent;
 import dev.eventide.generators.LateEventGenerator;
 import dev.eventide.generators.LateEventSource;
 import dev.eventide.testing.runners.OnEachRunner;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
+import org.apache.beam.sdk.io.UnboundedSource;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
@@ -118,14 +121,10 @@ class LateEventSourceTest {
   void aHeldSourceWaitsForACheckpointCoveringTheEventsBeforeTheHold() throws Exception {
     LateEventSource source =
         (LateEventSource)
-            LateEventSource.heldUntilCheckpoint(
-                    GENERATOR, java.util.UUID.randomUUID().toString(), 10)
+            LateEventSource.heldUntilCheckpoint(GENERATOR, UUID.randomUUID().toString(), 10)
                 .getSource();
     var reader = source.createReader(PipelineOptionsFactory.create(), null);
-    int read = 0;
-    for (boolean more = reader.start(); more; more = reader.advance()) {
-      read++;
-    }
+    int read = readWhileItCan(reader).size();
     assertThat("it stops before event 10", read, equalTo(10));
     assertThat(reader.advance(), is(false));
     // A checkpoint of fewer events does not open it; one that covers the ten does.
@@ -144,14 +143,10 @@ class LateEventSourceTest {
   void aDrillStandsStillAfterTheCheckpointUntilARestoredReaderTakesOver() throws Exception {
     LateEventSource source =
         (LateEventSource)
-            LateEventSource.stalledUntilRestored(
-                    GENERATOR, java.util.UUID.randomUUID().toString(), 10)
+            LateEventSource.stalledUntilRestored(GENERATOR, UUID.randomUUID().toString(), 10)
                 .getSource();
     var reader = source.createReader(PipelineOptionsFactory.create(), null);
-    List<LateEvent> read = new ArrayList<>();
-    for (boolean more = reader.start(); more; more = reader.advance()) {
-      read.add(reader.getCurrent());
-    }
+    List<LateEvent> read = readWhileItCan(reader);
     assertThat("it stops before event 10", read.size(), equalTo(10));
     var checkpoint = (LateEventSource.Position) reader.getCheckpointMark();
     checkpoint.finalizeCheckpoint();
@@ -160,10 +155,18 @@ class LateEventSourceTest {
     assertThat(reader.getWatermark().equals(BoundedWindow.TIMESTAMP_MAX_VALUE), is(false));
 
     var restored = source.createReader(PipelineOptionsFactory.create(), checkpoint);
-    for (boolean more = restored.start(); more; more = restored.advance()) {
-      read.add(restored.getCurrent());
-    }
+    read.addAll(readWhileItCan(restored));
     assertThat(restored.getWatermark(), equalTo(BoundedWindow.TIMESTAMP_MAX_VALUE));
     assertThat(read, equalTo(GENERATOR.generate()));
+  }
+
+  /** Starts the reader and reads until it has nothing more for now. */
+  private static List<LateEvent> readWhileItCan(UnboundedSource.UnboundedReader<LateEvent> reader)
+      throws IOException {
+    List<LateEvent> read = new ArrayList<>();
+    for (boolean more = reader.start(); more; more = reader.advance()) {
+      read.add(reader.getCurrent());
+    }
+    return read;
   }
 }

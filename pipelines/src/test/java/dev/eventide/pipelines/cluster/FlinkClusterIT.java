@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.greaterThan;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.eventide.generators.LateEventGenerator;
 import dev.eventide.pipelines.aion.WindowReport;
 import dev.eventide.pipelines.cli.EventideCli;
 import dev.eventide.pipelines.linearroad.LinearRoadPipeline;
@@ -204,13 +205,16 @@ class FlinkClusterIT {
 
   /**
    * A checkpointed job (TieredWindow with its block directory shared by both TaskManagers, RocksDB
-   * state, a checkpoint every 500 ms) loses its TaskManager once a checkpoint has completed: Flink
+   * state, a checkpoint every 500 ms, blocks kept a minute after their window's purge) loses its
+   * TaskManager once windows have been purged and a checkpoint has been taken after that: Flink
    * restarts it from a checkpoint on the other TaskManager, and every window's final result is the
-   * DirectRunner's. The job is a fault drill ({@code --fault-drill-at}): its stream stands still
-   * halfway until it restarts, so it cannot end before the kill however slow the machine. Its
-   * blocks outlive a purge by 15 s; at the end the store is empty. (Before TieredWindow's blocks
-   * outlived a checkpoint by default, this failed: a window purged after the checkpoint was
-   * restored without its blocks.)
+   * DirectRunner's. The purges the killed TaskManager was still waiting to perform are recorded in
+   * the store, so the other performs them: once the last purge delay is over, no block is left
+   * (without the records, those windows' blocks stayed for ever: the restored state has them purged
+   * already). The job is a fault drill ({@code --fault-drill-at}): its stream stands still near its
+   * end until the job restarts, so it cannot end before the kill however slow the machine. (Before
+   * TieredWindow's blocks outlived a checkpoint by default, this failed: a window purged after the
+   * checkpoint was restored without its blocks.)
    */
   @Test
   @Order(Integer.MAX_VALUE) // it leaves one TaskManager
@@ -224,11 +228,24 @@ class FlinkClusterIT {
                       "fault",
                       "--config=../runner-configs/flink-cluster-checkpointed.conf",
                       "--flink-master=" + cluster.restAddress(),
-                      "--fault-drill-at=15000",
-                      // No window expires before the drill's event: no purge is lost with the
-                      // killed TaskManager, and 15 s is plenty.
-                      "--purge-delay=15s"));
-      String job = awaitCompletedCheckpoint(result);
+                      // events arrive 3,000 per 10 s: the stream stands still at watermark 80 s
+                      "--fault-drill-at=25000"));
+      String job = awaitRunningJob(result);
+      // The on-time pane of [60 s, 70 s) goes out at watermark 70 s, after the purge of [0, 10 s)
+      // at 60 s (its end plus the allowed lateness of 30 s and the two windows of skew).
+      long start = LateEventGenerator.builder().build().start().getMillis();
+      String pane = (start + 60_000) + "-0-";
+      Path panes = temp.resolve("fault").resolve("panes");
+      await(
+          "the on-time pane of [60 s, 70 s)",
+          result,
+          () -> Files.isDirectory(panes) && list(panes).anyMatch(f -> f.startsWith(pane)));
+      // the second checkpoint from now was taken after the purge
+      int completed = checkpointCount(job, "completed");
+      await(
+          "two more checkpoints", result, () -> checkpointCount(job, "completed") >= completed + 2);
+      Path store = temp.resolve("fault").resolve("blocks");
+      assertThat("blocks in the store", blockFiles(store), greaterThan(0L));
       List<Integer> busy = cluster.busyTaskManagers();
       assertThat("TaskManagers running the job", busy.size(), equalTo(1));
       cluster.killTaskManager(busy.get(0));
@@ -239,47 +256,72 @@ class FlinkClusterIT {
           checkpointCount(job, "restored"),
           greaterThan(0));
       // Every window has expired: once the last purge delay is over, no block is left.
-      assertThat(awaitNoBlocks(temp.resolve("fault").resolve("blocks")), equalTo(0L));
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+      while (blockFiles(store) > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(200);
+      }
+      assertThat("blocks left in " + store, blockFiles(store), equalTo(0L));
     } finally {
       client.shutdownNow();
     }
   }
 
-  /** Waits until the one running job has completed a checkpoint; returns its id. */
-  private static String awaitCompletedCheckpoint(Future<?> client) throws Exception {
+  /** What a test waits for. */
+  private interface Condition {
+    boolean holds() throws Exception;
+  }
+
+  /**
+   * Waits, for up to 3 minutes, until the condition holds while the client's job is still running.
+   */
+  private static void await(String what, Future<?> client, Condition condition) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
     while (System.nanoTime() < deadline) {
       if (client.isDone()) {
         client.get(); // rethrows the client's failure
-        throw new AssertionError("the job finished before its first checkpoint completed");
+        throw new AssertionError("the job finished before " + what);
       }
-      String jobs = cluster.get("/jobs");
-      if (jobs != null) {
-        for (JsonNode job : JSON.readTree(jobs).path("jobs")) {
-          String id = job.path("id").asText();
-          if (job.path("status").asText().equals("RUNNING")
-              && checkpointCount(id, "completed") > 0) {
-            return id;
-          }
-        }
+      if (condition.holds()) {
+        return;
       }
       Thread.sleep(100);
     }
-    throw new AssertionError("no checkpoint completed within 3 minutes\n" + cluster.logTails());
+    throw new AssertionError("no " + what + " within 3 minutes\n" + cluster.logTails());
   }
 
-  /** Polls until the store directory holds no block file, for up to 3 minutes; returns how many. */
-  private static long awaitNoBlocks(Path store) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-    while (true) {
-      long blocks;
-      try (Stream<Path> files = Files.walk(store)) {
-        blocks = files.filter(f -> f.toString().endsWith(".blk")).count();
-      }
-      if (blocks == 0 || System.nanoTime() > deadline) {
-        return blocks;
-      }
-      Thread.sleep(200);
+  /** Waits until the client's job runs; returns its id. */
+  private static String awaitRunningJob(Future<?> client) throws Exception {
+    String[] id = new String[1];
+    await(
+        "the job ran",
+        client,
+        () -> {
+          String jobs = cluster.get("/jobs");
+          if (jobs != null) {
+            for (JsonNode job : JSON.readTree(jobs).path("jobs")) {
+              if (job.path("status").asText().equals("RUNNING")) {
+                id[0] = job.path("id").asText();
+                return true;
+              }
+            }
+          }
+          return false;
+        });
+    return id[0];
+  }
+
+  private static Stream<String> list(Path directory) throws IOException {
+    try (Stream<Path> files = Files.list(directory)) {
+      return files.map(f -> f.getFileName().toString()).collect(Collectors.toList()).stream();
+    }
+  }
+
+  private static long blockFiles(Path store) throws IOException {
+    if (!Files.isDirectory(store)) {
+      return 0;
+    }
+    try (Stream<Path> files = Files.walk(store)) {
+      return files.filter(f -> f.toString().endsWith(".blk")).count();
     }
   }
 

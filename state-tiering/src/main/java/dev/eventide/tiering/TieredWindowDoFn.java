@@ -94,6 +94,8 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
   private static final Distribution MEMORY_BUCKET_BYTES =
       Metrics.distribution(METRICS, "memoryBucketBytes");
   private static final Counter DEAD_LETTERS = Metrics.counter(METRICS, "deadLetters");
+  private static final Counter WINDOWS =
+      Metrics.counter(METRICS, TieringMetrics.WINDOWS_HOLDING_STATE);
 
   /** The main output: the window function's results. */
   static <K, O> TupleTag<KV<K, O>> results() {
@@ -249,6 +251,7 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
     planner.observeWatermark(watermark.getMillis(), System.nanoTime());
     if (progress.elements() == 0) {
       purge.set(new Instant(LatenessGate.expiry(end.getMillis(), cleanup)));
+      WINDOWS.inc();
     }
     TieredBag<V> bag =
         bag(
@@ -341,6 +344,7 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
       }
     }
     progressState.clear();
+    WINDOWS.dec();
   }
 
   private void fireIfPending(

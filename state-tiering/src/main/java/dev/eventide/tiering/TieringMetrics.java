@@ -22,6 +22,13 @@ public final class TieringMetrics {
    */
   public static final String GATE_KEYS_HOLDING_STATE = "gateKeysHoldingState";
 
+  /**
+   * The counter of (key, window) pairs whose values {@code TieredWindow} holds (Beam state and
+   * blocks): up by one at a window's first value, down by one when its cleanup bound is over and it
+   * is purged.
+   */
+  public static final String WINDOWS_HOLDING_STATE = "windowsHoldingState";
+
   private TieringMetrics() {}
 
   /** The sum of a counter, such as {@code "blocksWritten"}. */

@@ -136,5 +136,6 @@ class LatenessGateStateEndsTest {
     PipelineResult run = p.run();
     run.waitUntilFinish();
     assertEquals(0, TieringMetrics.counter(run, TieringMetrics.GATE_KEYS_HOLDING_STATE));
+    assertEquals(0, TieringMetrics.counter(run, TieringMetrics.WINDOWS_HOLDING_STATE));
   }
 }

@@ -138,9 +138,9 @@ public final class IoScheduler implements AutoCloseable {
   }
 
   /**
-   * As {@link #afterDelay}, unless an action of the same {@code id} is already waiting or running
-   * (then it returns false and does nothing). The action returns when its work is done, which frees
-   * the id.
+   * Queues {@code action} as {@link Priority#DESTAGE} I/O after a delay, unless an action of the
+   * same {@code id} is already waiting or running (then it returns false and does nothing). The id
+   * is free again once the action has run, successfully or not.
    */
   public boolean afterDelayOnce(String id, long delayMillis, IoTask<?> action) {
     if (!waiting.add(id)) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.eventide.generators.LateEvent;
 import dev.eventide.generators.LateEventGenerator;
 import dev.eventide.generators.LateEventSource;
+import dev.eventide.testing.runners.PipelineMetrics;
 import dev.eventide.testing.runners.TestRunner;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
@@ -14,10 +15,7 @@ import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
-import org.apache.beam.sdk.metrics.MetricNameFilter;
-import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.Metrics;
-import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
 import org.apache.beam.sdk.state.TimeDomain;
@@ -157,16 +155,6 @@ class LateTimerHoldTest {
   }
 
   private static long counter(PipelineResult run, String name) {
-    long sum = 0;
-    for (MetricResult<Long> c :
-        run.metrics()
-            .queryMetrics(
-                MetricsFilter.builder()
-                    .addNameFilter(MetricNameFilter.named(NAMESPACE, name))
-                    .build())
-            .getCounters()) {
-      sum += c.getAttempted();
-    }
-    return sum;
+    return PipelineMetrics.counter(run, NAMESPACE, name);
   }
 }

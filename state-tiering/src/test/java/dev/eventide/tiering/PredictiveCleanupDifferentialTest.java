@@ -14,13 +14,9 @@ import java.util.UUID;
 import java.util.stream.LongStream;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
-import org.apache.beam.sdk.coders.KvCoder;
-import org.apache.beam.sdk.coders.StringUtf8Coder;
-import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.Flatten;
-import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
@@ -85,23 +81,7 @@ class PredictiveCleanupDifferentialTest {
     PCollection<KV<Integer, Long>> input = TieredVsNative.read(p, runner, events);
 
     PCollection<KV<String, String>> all =
-        input
-            .apply(
-                "Everything",
-                Window.<KV<Integer, Long>>into(windows)
-                    .withAllowedLateness(EVERYTHING)
-                    .accumulatingFiredPanes())
-            .apply("Group", GroupByKey.create())
-            .apply(
-                "Summarise",
-                MapElements.into(
-                        TypeDescriptors.kvs(TypeDescriptors.integers(), TypeDescriptors.strings()))
-                    .via(
-                        kv ->
-                            KV.of(
-                                kv.getKey(),
-                                new Summary().apply(kv.getKey(), null, kv.getValue()))))
-            .setCoder(KvCoder.of(VarIntCoder.of(), StringUtf8Coder.of()))
+        TieredVsNative.nativeSummaries(input, windows, EVERYTHING)
             .apply("Observe native", ParDo.of(new Observe("native")));
     TieredWindow.Result<Integer, Long, String> tiered =
         input.apply(

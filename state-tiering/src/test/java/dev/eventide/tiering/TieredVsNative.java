@@ -145,6 +145,28 @@ final class TieredVsNative {
   }
 
   /**
+   * Beam's windowing of {@code input} (accumulating panes, {@code lateness}), each pane summarised.
+   */
+  static PCollection<KV<Integer, String>> nativeSummaries(
+      PCollection<KV<Integer, Long>> input, WindowFn<Object, ?> windows, Duration lateness) {
+    return input
+        .apply(
+            "Native window",
+            Window.<KV<Integer, Long>>into(windows)
+                .withAllowedLateness(lateness)
+                .accumulatingFiredPanes())
+        .apply("Native group", GroupByKey.create())
+        .apply(
+            "Native summary",
+            MapElements.into(
+                    TypeDescriptors.kvs(TypeDescriptors.integers(), TypeDescriptors.strings()))
+                .via(
+                    kv ->
+                        KV.of(kv.getKey(), new Summary().apply(kv.getKey(), null, kv.getValue()))))
+        .setCoder(KvCoder.of(VarIntCoder.of(), StringUtf8Coder.of()));
+  }
+
+  /**
    * Adds the native reference and the variants to the pipeline with the comparison. With {@code
    * strictOnTime} false, a window that has an on-time pane on one side only is accepted: Beam on
    * Flink labels the first pane of a window ON_TIME when the operator's output watermark lags its
@@ -161,23 +183,7 @@ final class TieredVsNative {
       boolean strictOnTime) {
     List<PCollection<KV<String, String>>> observed = new ArrayList<>();
     observed.add(
-        input
-            .apply(
-                "Native window",
-                Window.<KV<Integer, Long>>into(windows)
-                    .withAllowedLateness(lateness)
-                    .accumulatingFiredPanes())
-            .apply("Native group", GroupByKey.create())
-            .apply(
-                "Native summary",
-                MapElements.into(
-                        TypeDescriptors.kvs(TypeDescriptors.integers(), TypeDescriptors.strings()))
-                    .via(
-                        kv ->
-                            KV.of(
-                                kv.getKey(),
-                                new Summary().apply(kv.getKey(), null, kv.getValue()))))
-            .setCoder(KvCoder.of(VarIntCoder.of(), StringUtf8Coder.of()))
+        nativeSummaries(input, windows, lateness)
             .apply("Observe native", ParDo.of(new Observe("native"))));
     for (Variant variant : variants) {
       observed.add(

@@ -42,6 +42,12 @@ import org.joda.time.Instant;
 public final class LateEventSource extends UnboundedSource<LateEvent, LateEventSource.Position> {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * How long a held or stalled reader stands still before it fails the job with a message that says
+   * what it waited for: a checkpoint that never completes, or a restart that never comes.
+   */
+  public static final Duration HOLD_LIMIT = Duration.standardMinutes(10);
+
   /** Per hold id, the most events a finalized checkpoint of such a source covered (one JVM). */
   private static final Map<String, Long> FINALIZED = new ConcurrentHashMap<>();
 
@@ -50,6 +56,7 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
   private final @Nullable String holdId;
   private final long holdAt;
   private final boolean stallUntilRestored;
+  private final Duration holdLimit;
 
   private LateEventSource(
       LateEventGenerator generator,
@@ -57,11 +64,27 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
       @Nullable String holdId,
       long holdAt,
       boolean stallUntilRestored) {
+    this(generator, pause, holdId, holdAt, stallUntilRestored, HOLD_LIMIT);
+  }
+
+  private LateEventSource(
+      LateEventGenerator generator,
+      Duration pause,
+      @Nullable String holdId,
+      long holdAt,
+      boolean stallUntilRestored,
+      Duration holdLimit) {
     this.generator = generator;
     this.pause = pause;
     this.holdId = holdId;
     this.holdAt = holdAt;
     this.stallUntilRestored = stallUntilRestored;
+    this.holdLimit = holdLimit;
+  }
+
+  /** This source with its hold failing after {@code limit} instead of {@link #HOLD_LIMIT}. */
+  LateEventSource withHoldLimit(Duration limit) {
+    return new LateEventSource(generator, pause, holdId, holdAt, stallUntilRestored, limit);
   }
 
   /** Returns a source of the events of {@code generator}. */
@@ -74,7 +97,8 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
    * index} (0-based) until the runner has completed a checkpoint that covers every event before it,
    * so that a failure injected at that event restores from a checkpoint taken mid-run, however slow
    * the machine. {@code holdId} names the hold (unique per test run); the runner must finalize
-   * checkpoints in this JVM (embedded Flink with checkpointing on).
+   * checkpoints in this JVM (embedded Flink with checkpointing on). A hold that lasts {@link
+   * #HOLD_LIMIT} fails the job with a message that says so.
    */
   public static Read.Unbounded<LateEvent> heldUntilCheckpoint(
       LateEventGenerator generator, String holdId, long index) {
@@ -87,8 +111,9 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
    * before event {@code index} (0-based), once a checkpoint covering every event before it has
    * completed, until the job restarts from a checkpoint; a restored reader reads on to the end.
    * Kill the worker that runs the job while it stands still, and the job can only end by recovering
-   * from that checkpoint. Without a failure the job never ends. {@code holdId} names the drill
-   * (unique per job); the runner must checkpoint.
+   * from that checkpoint. Without a failure the stream stands still until {@link #HOLD_LIMIT} and
+   * then fails the job, saying what it waited for. {@code holdId} names the drill (unique per job);
+   * the runner must checkpoint.
    */
   public static Read.Unbounded<LateEvent> stalledUntilRestored(
       LateEventGenerator generator, String holdId, long index) {
@@ -248,6 +273,7 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
     private LateEvent current;
     private LateEvent next; // read ahead while pausing
     private long pauseEndNanos = -1;
+    private long holdingSinceNanos = -1;
     private boolean exhausted;
 
     Reader(LateEventSource source, long consumed, boolean restored) {
@@ -275,10 +301,12 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
         }
         next = events.next();
       }
-      if (consumed == source.holdAt
-          && (FINALIZED.getOrDefault(source.holdId, -1L) < source.holdAt
-              || (source.stallUntilRestored && !restored))) {
-        return false; // until a checkpoint covers every event before the hold (and a restore)
+      if (consumed == source.holdAt) {
+        long covered = FINALIZED.getOrDefault(source.holdId, -1L);
+        if (covered < source.holdAt || (source.stallUntilRestored && !restored)) {
+          holdOrFail(covered);
+          return false; // until a checkpoint covers every event before the hold (and a restore)
+        }
       }
       if (source.pause.getMillis() > 0
           && current != null
@@ -296,6 +324,33 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
       next = null;
       consumed++;
       return true;
+    }
+
+    private void holdOrFail(long covered) {
+      long now = System.nanoTime();
+      if (holdingSinceNanos < 0) {
+        holdingSinceNanos = now;
+        return;
+      }
+      if (now - holdingSinceNanos <= source.holdLimit.getMillis() * 1_000_000) {
+        return;
+      }
+      String coveredText =
+          covered < 0
+              ? "no checkpoint of it has completed"
+              : "its last completed checkpoint covers " + covered + " events";
+      throw new IllegalStateException(
+          covered < source.holdAt
+              ? String.format(
+                  "LateEventSource hold '%s' stood still for %s before event %d, waiting for a"
+                      + " checkpoint that covers the events before it; %s (is checkpointing on,"
+                      + " in this JVM?)",
+                  source.holdId, source.holdLimit, source.holdAt, coveredText)
+              : String.format(
+                  "LateEventSource fault drill '%s' stood still for %s before event %d, waiting"
+                      + " for the job to restart from a checkpoint; %s, and no worker failed"
+                      + " (kill the worker that runs the job while the stream stands still)",
+                  source.holdId, source.holdLimit, source.holdAt, coveredText));
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.eventide.transforms;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.eventide.testing.differential.Seeds;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.testing.streams.EventTimeStream;
 import dev.eventide.testing.streams.GatedReplay;
@@ -72,7 +73,7 @@ class DownstreamPanesTest {
   }
 
   static LongStream seeds() {
-    return LongStream.range(0, 6);
+    return Seeds.range(0, 6);
   }
 
   /** Per seed: Filter, Map, FlatMap and the join; even seeds tumbling, odd sliding downstream. */

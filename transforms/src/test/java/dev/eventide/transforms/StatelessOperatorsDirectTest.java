@@ -1,5 +1,6 @@
 package dev.eventide.transforms;
 
+import dev.eventide.testing.differential.Seeds;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.testing.streams.EventTimeStream;
 import java.util.stream.LongStream;
@@ -23,7 +24,7 @@ class StatelessOperatorsDirectTest {
    * pipeline: the DirectRunner slows down sharply with the size of a pipeline's graph.)
    */
   static LongStream seeds() {
-    return LongStream.range(0, 60);
+    return Seeds.range(0, 60);
   }
 
   @ParameterizedTest(name = "seed {0}")

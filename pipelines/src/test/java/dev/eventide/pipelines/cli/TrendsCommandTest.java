@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.not;
 
+import dev.eventide.testing.waits.Await;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -12,6 +13,7 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -310,7 +312,7 @@ class TrendsCommandTest {
   void eventsMayComeFromAPipe() throws Exception {
     Path fifo = temp.resolve("events.fifo");
     Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
-    assertThat(mkfifo.waitFor(), equalTo(0));
+    assertThat(Await.exitOf("mkfifo", Duration.ofMinutes(1), mkfifo), equalTo(0));
     String text = Files.readString(events);
     Thread writer =
         new Thread(
@@ -320,11 +322,13 @@ class TrendsCommandTest {
               } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
               }
-            });
+            },
+            "fifo-writer");
+    writer.setDaemon(true); // a writer nobody reads from must not keep the test JVM alive
     writer.start();
     Path out = temp.resolve("out.jsonl");
     Outcome o = run("trends", "--queries=" + queries, "--events=" + fifo, "--out=" + out);
-    writer.join();
+    Await.join("the writer of " + fifo, Duration.ofMinutes(1), writer);
     assertThat(o.err(), o.exitCode(), equalTo(0));
     assertThat(Files.readString(out), containsString("\"value\":\"3\""));
   }

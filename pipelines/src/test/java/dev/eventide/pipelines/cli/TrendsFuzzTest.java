@@ -8,6 +8,7 @@ import static org.hamcrest.Matchers.matchesPattern;
 import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.eventide.testing.differential.Seeds;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -149,7 +150,7 @@ class TrendsFuzzTest {
   void malformedEventLinesAreEventsOrDeadLettersNeverACrash() throws IOException {
     Path queries = temp.resolve("rides.queries");
     Files.writeString(queries, QUERIES);
-    for (long seed = 1; seed <= 20; seed++) {
+    for (long seed : Seeds.range(1, 20).toArray()) {
       Random random = new Random(seed);
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
       for (int i = 0; i < 150; i++) {
@@ -197,7 +198,7 @@ class TrendsFuzzTest {
     }
     Files.writeString(events, valid);
     int usageErrors = 0;
-    for (long seed = 1; seed <= 300; seed++) {
+    for (long seed : Seeds.range(1, 300).toArray()) {
       Random random = new Random(seed);
       byte[] text = QUERIES.getBytes(StandardCharsets.UTF_8);
       for (int m = 1 + random.nextInt(3); m > 0; m--) {

@@ -13,10 +13,13 @@ import dev.eventide.pipelines.linearroad.LinearRoadPipeline;
 import dev.eventide.pipelines.output.SortedTextFile;
 import dev.eventide.pipelines.stocks.StockMarketPipeline;
 import dev.eventide.testing.cluster.FlinkSessionCluster;
+import dev.eventide.testing.waits.Await;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -24,6 +27,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -32,6 +37,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -218,6 +224,8 @@ class FlinkClusterIT {
    */
   @Test
   @Order(Integer.MAX_VALUE) // it leaves one TaskManager
+  // 1.5 to 4 minutes; its own waits (each at most WAIT_LIMIT) fail first and say which
+  @Timeout(value = 20, unit = TimeUnit.MINUTES)
   void jobRestartsFromItsCheckpointWhenItsTaskManagerDies() throws Exception {
     ExecutorService client = Executors.newSingleThreadExecutor();
     try {
@@ -237,82 +245,106 @@ class FlinkClusterIT {
       String pane = (start + 60_000) + "-0-";
       Path panes = temp.resolve("fault").resolve("panes");
       await(
-          "the on-time pane of [60 s, 70 s)",
+          "the on-time pane of [60 s, 70 s) (a file " + pane + "*)",
           result,
-          () -> Files.isDirectory(panes) && list(panes).anyMatch(f -> f.startsWith(pane)));
+          () -> paneFiles(panes),
+          files -> files.stream().anyMatch(f -> f.startsWith(pane)));
       // the second checkpoint from now was taken after the purge
       int completed = checkpointCount(job, "completed");
       await(
-          "two more checkpoints", result, () -> checkpointCount(job, "completed") >= completed + 2);
+          "the count of completed checkpoints of job " + job + " at " + (completed + 2),
+          result,
+          () -> checkpointCount(job, "completed"),
+          count -> count >= completed + 2);
       Path store = temp.resolve("fault").resolve("blocks");
       assertThat("blocks in the store", blockFiles(store), greaterThan(0L));
       List<Integer> busy = cluster.busyTaskManagers();
       assertThat("TaskManagers running the job", busy.size(), equalTo(1));
       cluster.killTaskManager(busy.get(0));
 
-      assertThat(result.get(5, TimeUnit.MINUTES), equalTo(directResult));
+      List<String> recovered;
+      try {
+        recovered = result.get(5, TimeUnit.MINUTES);
+      } catch (TimeoutException e) {
+        throw new AssertionError(
+            "the job did not end within 5 minutes of the kill\n" + cluster.logTails(), e);
+      }
+      assertThat(recovered, equalTo(directResult));
       assertThat(
           "checkpoints restored, in " + cluster.get("/jobs/" + job + "/checkpoints"),
           checkpointCount(job, "restored"),
           greaterThan(0));
       // Every window has expired: once the last purge delay is over, no block is left.
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-      while (blockFiles(store) > 0 && System.nanoTime() < deadline) {
-        Thread.sleep(200);
-      }
-      assertThat("blocks left in " + store, blockFiles(store), equalTo(0L));
+      Await.until(
+          "the count of blocks in " + store + " at 0",
+          WAIT_LIMIT,
+          () -> blockFiles(store),
+          blocks -> blocks == 0,
+          cluster::logTails);
     } finally {
       client.shutdownNow();
     }
   }
 
-  /** What a test waits for. */
-  private interface Condition {
-    boolean holds() throws Exception;
-  }
+  /** How long a step of the fault test waits at most; each takes seconds on an idle machine. */
+  private static final Duration WAIT_LIMIT = Duration.ofMinutes(3);
 
   /**
-   * Waits, for up to 3 minutes, until the condition holds while the client's job is still running.
+   * Waits, for up to {@link #WAIT_LIMIT}, until what {@code probe} reads is {@code reached}, while
+   * the client's job still runs; fails with the last value read and the cluster's log tails.
    */
-  private static void await(String what, Future<?> client, Condition condition) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-    while (System.nanoTime() < deadline) {
-      if (client.isDone()) {
-        client.get(); // rethrows the client's failure
-        throw new AssertionError("the job finished before " + what);
-      }
-      if (condition.holds()) {
-        return;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("no " + what + " within 3 minutes\n" + cluster.logTails());
+  private static <T> T await(
+      String what, Future<?> client, Await.Probe<T> probe, Predicate<? super T> reached)
+      throws Exception {
+    return Await.until(
+        what,
+        WAIT_LIMIT,
+        () -> {
+          if (client.isDone()) {
+            client.get(); // rethrows the client's failure
+            throw new AssertionError("the job finished before " + what);
+          }
+          return probe.read();
+        },
+        reached,
+        cluster::logTails);
   }
 
   /** Waits until the client's job runs; returns its id. */
   private static String awaitRunningJob(Future<?> client) throws Exception {
-    String[] id = new String[1];
-    await(
-        "the job ran",
-        client,
-        () -> {
-          String jobs = cluster.get("/jobs");
-          if (jobs != null) {
-            for (JsonNode job : JSON.readTree(jobs).path("jobs")) {
-              if (job.path("status").asText().equals("RUNNING")) {
-                id[0] = job.path("id").asText();
-                return true;
-              }
-            }
-          }
-          return false;
-        });
-    return id[0];
+    String jobs =
+        await(
+            "a RUNNING job (the cluster's /jobs)",
+            client,
+            () -> String.valueOf(cluster.get("/jobs")),
+            body -> runningJob(body) != null);
+    return runningJob(jobs);
   }
 
-  private static Stream<String> list(Path directory) throws IOException {
+  /** The id of a running job in the body of {@code /jobs}; null if none, or no answer yet. */
+  private static String runningJob(String jobsBody) {
+    if (!jobsBody.startsWith("{")) {
+      return null;
+    }
+    try {
+      for (JsonNode job : JSON.readTree(jobsBody).path("jobs")) {
+        if (job.path("status").asText().equals("RUNNING")) {
+          return job.path("id").asText();
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("unexpected /jobs answer: " + jobsBody, e);
+    }
+    return null;
+  }
+
+  /** The names of the files in {@code directory}, none while it does not exist. */
+  private static List<String> paneFiles(Path directory) throws IOException {
+    if (!Files.isDirectory(directory)) {
+      return List.of();
+    }
     try (Stream<Path> files = Files.list(directory)) {
-      return files.map(f -> f.getFileName().toString()).collect(Collectors.toList()).stream();
+      return files.map(f -> f.getFileName().toString()).sorted().collect(Collectors.toList());
     }
   }
 

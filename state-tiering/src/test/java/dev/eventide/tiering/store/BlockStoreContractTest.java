@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -119,7 +120,7 @@ abstract class BlockStoreContractTest {
       }
       Set<BlockName> names = new HashSet<>();
       for (Future<BlockName> f : written) {
-        names.add(f.get());
+        names.add(f.get(1, TimeUnit.MINUTES));
       }
       assertEquals(20, names.size());
       assertEquals(names, new HashSet<>(store.list("shared")));

@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -236,6 +237,7 @@ public final class FlinkSessionCluster implements AutoCloseable {
   private List<String> bashJavaUtils(String classpath, String command)
       throws IOException, InterruptedException {
     String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    Path log = logs().resolve("bash-java-utils-" + command + ".out");
     Process p =
         new ProcessBuilder(
                 java,
@@ -246,12 +248,20 @@ public final class FlinkSessionCluster implements AutoCloseable {
                 "--configDir",
                 conf().toAbsolutePath().toString())
             .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
             .start();
-    String output;
-    try (InputStream in = p.getInputStream()) {
-      output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(STARTUP_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IllegalStateException(
+          "Flink's BashJavaUtils "
+              + command
+              + " did not exit within "
+              + STARTUP_TIMEOUT
+              + "; its output so far is in "
+              + log);
     }
-    int exit = p.waitFor();
+    String output = Files.readString(log, StandardCharsets.UTF_8);
+    int exit = p.exitValue();
     List<String> results = new ArrayList<>();
     for (String line : output.split("\n")) {
       if (line.startsWith(RESULT_PREFIX)) {
@@ -358,7 +368,16 @@ public final class FlinkSessionCluster implements AutoCloseable {
    */
   public void killTaskManager(int index) throws InterruptedException {
     Process taskManager = new ArrayList<>(taskManagers.values()).get(index);
-    taskManager.destroyForcibly().waitFor();
+    if (!taskManager.destroyForcibly().waitFor(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+      throw new IllegalStateException(
+          "TaskManager "
+              + index
+              + " (pid "
+              + taskManager.pid()
+              + ") still runs "
+              + STOP_TIMEOUT
+              + " after SIGKILL");
+    }
   }
 
   /** The last lines of every log, for errors. */
@@ -395,8 +414,9 @@ public final class FlinkSessionCluster implements AutoCloseable {
     }
     for (Process p : processes) {
       try {
-        if (!p.waitFor(STOP_TIMEOUT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)) {
-          p.destroyForcibly().waitFor();
+        if (!p.waitFor(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+          // SIGKILL cannot be refused; bounded all the same, so a close never hangs a build.
+          p.destroyForcibly().waitFor(STOP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         }
       } catch (InterruptedException e) {
         p.destroyForcibly();

@@ -72,7 +72,8 @@ import org.joda.time.Instant;
  * transforms, {@link #probed} adds a probe on the transform's output, and the gate waits for every
  * probe. The probes tell the source through memory of this JVM: the DirectRunner and embedded Flink
  * (tested with parallelism 1). On a runner in other processes the gate never opens, and the source
- * fails after {@link #MAX_WAIT} instead of hanging.
+ * fails after {@link #MAX_WAIT} (or {@link Builder#maxWait}) instead of hanging, naming the
+ * watermark it waited for and the last one its probes saw.
  */
 public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
   /** How long the source waits for one watermark to be observed before it fails. */
@@ -84,13 +85,15 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
 
   private final Coder<T> coder;
   private final List<Step> steps;
+  private final Duration maxWait;
   // One gate per replay; the id travels with the serialized source and probes.
   private final String gate = UUID.randomUUID().toString();
   private transient PCollection<KV<Integer, Instant>> markers;
 
-  private GatedReplay(Coder<T> coder, List<Step> steps) {
+  private GatedReplay(Coder<T> coder, List<Step> steps, Duration maxWait) {
     this.coder = coder;
     this.steps = steps;
+    this.maxWait = maxWait;
   }
 
   /**
@@ -147,6 +150,7 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
     private final Coder<T> coder;
     private final List<Step> steps = new ArrayList<>();
     private Instant watermark = BoundedWindow.TIMESTAMP_MIN_VALUE;
+    private Duration maxWait = MAX_WAIT;
 
     private Builder(Coder<T> coder) {
       this.coder = coder;
@@ -186,9 +190,23 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
       return this;
     }
 
+    /**
+     * Sets how long the source waits for one watermark advance to be observed before it fails
+     * ({@link #MAX_WAIT} unless set).
+     *
+     * @throws IllegalArgumentException if {@code limit} is not positive
+     */
+    public Builder<T> maxWait(Duration limit) {
+      if (!limit.isLongerThan(Duration.ZERO)) {
+        throw new IllegalArgumentException("maxWait must be > 0, but was " + limit);
+      }
+      maxWait = limit;
+      return this;
+    }
+
     /** Returns the replay, a transform to apply to the pipeline. */
     public GatedReplay<T> build() {
-      return new GatedReplay<>(coder, List.copyOf(steps));
+      return new GatedReplay<>(coder, List.copyOf(steps), maxWait);
     }
   }
 
@@ -201,7 +219,7 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
     TupleTag<KV<Integer, Instant>> markerTag = new TupleTag<>() {};
     PCollectionTuple split =
         input
-            .apply("Read", Read.from(new ReplaySource<>(coder, steps, gate)))
+            .apply("Read", Read.from(new ReplaySource<>(coder, steps, gate, maxWait.getMillis())))
             .apply(
                 "Split",
                 ParDo.of(new SplitFn<T>(elements, markerTag))
@@ -215,6 +233,15 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
   public void populateDisplayData(DisplayData.Builder builder) {
     super.populateDisplayData(builder);
     builder.add(DisplayData.item("steps", steps.size()));
+  }
+
+  /**
+   * The replay's source with a probe registered that never reports: a reader of it waits at the
+   * first watermark advance until {@code maxWait} runs out (for the test of that wait).
+   */
+  UnboundedSource<KV<Instant, T>, ?> unobservedSource() {
+    register();
+    return new ReplaySource<>(coder, steps, gate, maxWait.getMillis());
   }
 
   /** The watermark every probe of {@code gate} has seen. */
@@ -314,11 +341,13 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
     private final Coder<T> coder;
     private final List<Step> steps;
     private final String gate;
+    private final long maxWaitMillis;
 
-    ReplaySource(Coder<T> coder, List<Step> steps, String gate) {
+    ReplaySource(Coder<T> coder, List<Step> steps, String gate, long maxWaitMillis) {
       this.coder = coder;
       this.steps = steps;
       this.gate = gate;
+      this.maxWaitMillis = maxWaitMillis;
     }
 
     @Override
@@ -409,8 +438,9 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
           watermark = step.millis;
           return emit(KV.of(new Instant(step.millis), null), before);
         }
-        if (observed(source.gate) < step.millis) {
-          waitOrFail(step.millis);
+        long observed = observed(source.gate);
+        if (observed < step.millis) {
+          waitOrFail(step.millis, observed);
           return false;
         }
         waitingSinceNanos = -1;
@@ -427,17 +457,19 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
       return true;
     }
 
-    private void waitOrFail(long millis) {
+    private void waitOrFail(long millis, long observed) {
       long now = System.nanoTime();
       if (waitingSinceNanos < 0) {
         waitingSinceNanos = now;
-      } else if (now - waitingSinceNanos > MAX_WAIT.getMillis() * 1_000_000) {
+      } else if (now - waitingSinceNanos > source.maxWaitMillis * 1_000_000) {
         throw new IllegalStateException(
             String.format(
-                "GatedReplay waited %s for watermark %s to reach its probe; the probe reports"
-                    + " through this JVM's memory, so the gated source runs only on in-process"
-                    + " runners (DirectRunner, embedded Flink)",
-                MAX_WAIT, new Instant(millis)));
+                "GatedReplay waited %s for watermark %s to reach its probes; last seen: %s. The"
+                    + " probes report through this JVM's memory, so the gated source runs only on"
+                    + " in-process runners (DirectRunner, embedded Flink)",
+                Duration.millis(source.maxWaitMillis),
+                new Instant(millis),
+                observed == Long.MIN_VALUE ? "no watermark yet" : new Instant(observed)));
       }
     }
 

@@ -1,12 +1,18 @@
 package dev.eventide.testing.streams;
 
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.eventide.testing.runners.OnEachRunner;
+import java.util.concurrent.TimeUnit;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Combine;
@@ -88,6 +94,48 @@ class GatedReplayTest {
     assertTrue(e.getMessage().contains("apply the GatedReplay before"), e.getMessage());
     p.apply("Replay", replay);
     assertThrows(IllegalStateException.class, () -> p.apply("Again", replay));
+  }
+
+  /**
+   * A gate whose probes never see the advance (a runner in other processes) fails the read at its
+   * limit, naming the watermark it waited for and what its probes saw.
+   */
+  @Test
+  void aWatermarkNeverObservedFailsTheReadAtItsLimitSayingWhatItWaitedFor() throws Exception {
+    GatedReplay<Integer> replay =
+        GatedReplay.builder(VarIntCoder.of())
+            .add(1, t(1))
+            .advanceWatermarkTo(t(15_000))
+            .add(2, t(2))
+            .maxWait(Duration.millis(200))
+            .build();
+    var reader = replay.unobservedSource().createReader(PipelineOptionsFactory.create(), null);
+    assertTrue(reader.start(), "the element before the advance");
+    assertTrue(reader.advance(), "the advance's marker");
+    long start = System.nanoTime();
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class,
+            () -> {
+              while (System.nanoTime() - start < TimeUnit.MINUTES.toNanos(1)) {
+                assertFalse(reader.advance(), "nothing after the advance until it is observed");
+                Thread.sleep(10);
+              }
+            });
+    assertThat(
+        e.getMessage(),
+        startsWith(
+            "GatedReplay waited PT0.200S for watermark 1970-01-01T00:00:15.000Z to reach its"
+                + " probes; last seen: no watermark yet."));
+  }
+
+  @Test
+  void rejectsAMaxWaitThatIsNotPositive() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> GatedReplay.builder(VarIntCoder.of()).maxWait(Duration.ZERO));
+    assertThat(e.getMessage(), equalTo("maxWait must be > 0, but was PT0S"));
   }
 
   @Test

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.apache.beam.sdk.io.UnboundedSource;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.testing.PAssert;
@@ -101,7 +102,12 @@ class LateEventSourceTest {
     List<LateEvent> read = new ArrayList<>();
     int pauses = 0;
     boolean more = reader.start();
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
     while (true) {
+      assertThat(
+          "the paced source ended within 2 minutes; read " + read.size() + " events",
+          System.nanoTime() < deadline,
+          is(true));
       if (more) {
         read.add(reader.getCurrent());
       } else if (reader.getWatermark().equals(BoundedWindow.TIMESTAMP_MAX_VALUE)) {

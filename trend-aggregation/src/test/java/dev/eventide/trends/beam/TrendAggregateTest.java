@@ -3,6 +3,7 @@ package dev.eventide.trends.beam;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.eventide.testing.differential.Seeds;
 import dev.eventide.testing.runners.OnEachRunner;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.trends.BruteForce;
@@ -47,7 +48,7 @@ import org.joda.time.Instant;
  * (their windows re-evaluated in LATE panes) and beyond it (dead letters).
  */
 class TrendAggregateTest {
-  private static final int SEEDS = 24;
+  private static final int SEEDS = Seeds.count(24);
 
   private static Workload workload(long seed) {
     RandomWorkloads random = new RandomWorkloads(seed);

@@ -2,6 +2,7 @@ package dev.eventide.trends.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.eventide.testing.differential.Seeds;
 import dev.eventide.trends.BruteForce;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.RandomWorkloads;
@@ -19,7 +20,7 @@ class EnginesAgreeWithBruteForceTest {
 
   @Test
   void everyEngineEqualsBruteForceOnRandomWorkloadsOfEveryPatternForm() {
-    for (long seed = 0; seed < 3000; seed++) {
+    for (long seed : Seeds.range(0, 3000).toArray()) {
       RandomWorkloads random = new RandomWorkloads(seed);
       Workload workload = Workload.parse(random.workload(3));
       List<Event> events = random.events(16, 40);
@@ -29,7 +30,7 @@ class EnginesAgreeWithBruteForceTest {
 
   @Test
   void everyEngineEqualsBruteForceOnSharableWorkloadsOverBurstyStreams() {
-    for (long seed = 0; seed < 1500; seed++) {
+    for (long seed : Seeds.range(0, 1500).toArray()) {
       RandomWorkloads random = new RandomWorkloads(seed);
       Workload workload = Workload.parse(random.sharableWorkload(4));
       List<Event> events = random.burstyEvents(24);

@@ -2,6 +2,7 @@ package dev.eventide.trends.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.eventide.testing.differential.Seeds;
 import dev.eventide.trends.BruteForce;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.RandomWorkloads;
@@ -23,7 +24,7 @@ class EnginesAgreeWithGretaTest {
 
   @Test
   void agreeOnThousandsOfSmallRandomCases() {
-    for (long seed = 10_000; seed < 14_000; seed++) {
+    for (long seed : Seeds.range(10_000, 4_000).toArray()) {
       RandomWorkloads random = new RandomWorkloads(seed);
       Workload workload = Workload.parse(random.workload(4));
       List<Event> events = random.events(60, 50);
@@ -33,7 +34,7 @@ class EnginesAgreeWithGretaTest {
 
   @Test
   void agreeOnSharableWorkloadsOverLongBurstyStreams() {
-    for (long seed = 0; seed < 300; seed++) {
+    for (long seed : Seeds.range(0, 300).toArray()) {
       RandomWorkloads random = new RandomWorkloads(seed);
       Workload workload = Workload.parse(random.sharableWorkload(6));
       assertAgree(seed, workload, random.burstyEvents(300));

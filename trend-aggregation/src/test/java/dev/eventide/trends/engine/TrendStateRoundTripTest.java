@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.eventide.testing.differential.Seeds;
 import dev.eventide.trends.BruteForce;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.RandomWorkloads;
@@ -30,7 +31,7 @@ class TrendStateRoundTripTest {
   void decodingAfterARandomEventThenContinuingChangesNoResult() {
     Random cuts = new Random(3);
     int encodedStates = 0;
-    for (long seed = 0; seed < 1500; seed++) {
+    for (long seed : Seeds.range(0, 1500).toArray()) {
       RandomWorkloads random = new RandomWorkloads(seed);
       boolean sharable = seed % 2 == 0;
       Workload workload =

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.jimfs.Configuration;
 import com.google.common.jimfs.Jimfs;
+import dev.eventide.testing.differential.Seeds;
 import dev.eventide.tiering.store.BlockStore;
 import dev.eventide.tiering.store.BlockStores;
 import dev.eventide.tiering.store.FaultyBlockStore;
@@ -30,7 +31,7 @@ class TieredBagFaultTest {
 
   @Test
   void failingOperationsNeverLoseAnAcceptedElement() throws Exception {
-    for (long seed = 0; seed < 50; seed++) {
+    for (long seed : Seeds.range(0, 50).toArray()) {
       BlockStore healthy = BlockStores.open("memory:" + UUID.randomUUID());
       FaultyBlockStore faulty = new FaultyBlockStore(healthy, seed, 0.2, 0);
       BagState state = BagState.inMemory();

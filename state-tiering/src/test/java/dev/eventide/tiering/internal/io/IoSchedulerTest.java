@@ -37,7 +37,7 @@ class IoSchedulerTest {
           busy.countDown();
           return release.await(10, TimeUnit.SECONDS);
         });
-    busy.await();
+    assertTrue(busy.await(1, TimeUnit.MINUTES), "the destage did not start within a minute");
     List<String> order = Collections.synchronizedList(new ArrayList<>());
     List<CompletableFuture<?>> all = new ArrayList<>();
     String[] submitted = {"D1", "L1", "P1", "D2", "P2", "L2"};

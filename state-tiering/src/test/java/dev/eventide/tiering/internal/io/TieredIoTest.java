@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.eventide.testing.waits.Await;
 import dev.eventide.tiering.internal.io.IoScheduler.Priority;
 import dev.eventide.tiering.store.BlockName;
 import dev.eventide.tiering.store.BlockStore;
 import dev.eventide.tiering.store.BlockStores;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -107,18 +109,17 @@ class TieredIoTest {
 
   /** Polls until the store holds no block of these owners; the I/O runs on scheduler threads. */
   private static void awaitNoBlocks(BlockStore store, String... owners) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (true) {
-      int left = 0;
-      for (String owner : owners) {
-        left += store.list(owner).size();
-      }
-      if (left == 0) {
-        return;
-      }
-      assertTrue(System.nanoTime() < deadline, left + " blocks still in " + store.uri());
-      Thread.sleep(10);
-    }
+    Await.until(
+        "the count of blocks of " + String.join(", ", owners) + " in " + store.uri() + " at 0",
+        Duration.ofSeconds(60),
+        () -> {
+          int left = 0;
+          for (String owner : owners) {
+            left += store.list(owner).size();
+          }
+          return left;
+        },
+        left -> left == 0);
   }
 
   /**

@@ -1,52 +1,36 @@
 package dev.eventide.tiering;
 
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.List;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.CustomCoder;
+import org.apache.beam.sdk.coders.VarLongCoder;
 import org.checkerframework.checker.nullness.qual.Nullable;
 
 /**
- * A value on its way into {@link TieredWindowDoFn}, with what the {@link LatenessGate} decided for
- * each of its windows: which ones take it, their cleanup bound, and when a late pane with it fires.
- * Without a gate ({@code windows} null) every window takes it, with the allowed lateness as its
- * bound and a late pane at the next watermark advance.
+ * A value on its way into {@link TieredWindowDoFn} for one of its windows, with its event time and
+ * that window's terms: its cleanup bound and when a late pane with the value fires (both in
+ * milliseconds after the window's end; {@code fireMillis} 0: at the next watermark advance).
+ * Without a {@link LatenessGate} the bound is the allowed lateness and late panes fire at the next
+ * watermark advance.
  *
- * @param windows per admitted window: its start, its cleanup bound (milliseconds after its end) and
- *     the time its late pane fires (milliseconds after its end), flattened in threes
+ * <p>On its way it is timestamped at its deadline, the last instant at which the windowed step must
+ * have it: the window's end if the value is on time, so that it is in the on-time pane, and the
+ * window's expiry (its end plus the cleanup bound) if a {@link LatenessGate} met it late. The
+ * element then holds the windowed step's watermark no later than that until it arrives. With its
+ * event time as timestamp, a value behind the watermark would hold nothing where a runner regroups
+ * a stateful step's input (the DirectRunner does, in a triggered {@code GroupByKey} whose watermark
+ * hold skips late elements), and the windowed step's watermark could pass the window's end, or its
+ * expiry, before the value arrives. {@link KeyByWindow} does not read the watermark: it stamps
+ * every value at the window's end.
  */
-record Admitted<V>(V value, long @Nullable [] windows) {
+record Admitted<V>(V value, long eventTimeMillis, long cleanupMillis, long fireMillis) {
 
-  /** The terms of the window that starts at {@code start}, or null if the gate kept it out. */
-  @Nullable WindowTerms termsOf(long start) {
-    if (windows == null) {
-      return null;
-    }
-    for (int i = 0; i < windows.length; i += 3) {
-      if (windows[i] == start) {
-        return new WindowTerms(windows[i + 1], windows[i + 2]);
-      }
-    }
-    return null;
-  }
-
-  /** One window's terms for this value. */
-  record WindowTerms(long cleanupMillis, long fireMillis) {}
-
-  static long[] flatten(List<long[]> windows) {
-    long[] flat = new long[windows.size() * 3];
-    for (int i = 0; i < windows.size(); i++) {
-      System.arraycopy(windows.get(i), 0, flat, 3 * i, 3);
-    }
-    return flat;
-  }
-
-  /** The value with its coder, then the windows (a count, 0 for none decided, and the longs). */
+  /** The value with its coder, then its event time and the two terms. */
   static final class AdmittedCoder<V> extends CustomCoder<Admitted<V>> {
+    private static final VarLongCoder LONG = VarLongCoder.of();
     private final Coder<V> valueCoder;
 
     AdmittedCoder(Coder<V> valueCoder) {
@@ -56,30 +40,15 @@ record Admitted<V>(V value, long @Nullable [] windows) {
     @Override
     public void encode(Admitted<V> admitted, OutputStream out) throws IOException {
       valueCoder.encode(admitted.value(), out);
-      DataOutputStream data = new DataOutputStream(out);
-      long[] windows = admitted.windows();
-      data.writeInt(windows == null ? -1 : windows.length);
-      if (windows != null) {
-        for (long w : windows) {
-          data.writeLong(w);
-        }
-      }
-      data.flush();
+      LONG.encode(admitted.eventTimeMillis(), out);
+      LONG.encode(admitted.cleanupMillis(), out);
+      LONG.encode(admitted.fireMillis(), out);
     }
 
     @Override
     public Admitted<V> decode(InputStream in) throws IOException {
-      V value = valueCoder.decode(in);
-      DataInputStream data = new DataInputStream(in);
-      int n = data.readInt();
-      if (n < 0) {
-        return new Admitted<>(value, null);
-      }
-      long[] windows = new long[n];
-      for (int i = 0; i < n; i++) {
-        windows[i] = data.readLong();
-      }
-      return new Admitted<>(value, windows);
+      return new Admitted<>(
+          valueCoder.decode(in), LONG.decode(in), LONG.decode(in), LONG.decode(in));
     }
 
     @Override

@@ -49,10 +49,11 @@ import org.joda.time.Instant;
  * does; its values are judged by the watermark. The metric {@value
  * TieringMetrics#GATE_KEYS_HOLDING_STATE} counts the keys in between.
  *
- * <p>A value it admits reaches the windowed step before that step's watermark passes the watermark
- * the value met here, so the windowed step never sees a value of a window it has purged.
+ * <p>A value it admits goes out once per admitted window, keyed by its key and that window. It
+ * reaches the windowed step before that step's watermark passes the watermark the value met here,
+ * so the windowed step never sees a value of a window it has purged.
  */
-final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<K, Admitted<V>>> {
+final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, Admitted<V>>> {
 
   /** What the gate decides with; {@code model} or {@code planner} null when not asked for. */
   record Settings(
@@ -146,10 +147,9 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<K, Admitted<V>>> {
     long watermark = clock.getCurrentRelativeTime().getMillis();
     CleanupSchedule read = scheduleState.read();
     CleanupSchedule schedule = read == null ? CleanupSchedule.EMPTY : read;
-    List<long[]> admitted = new ArrayList<>(2);
+    List<KV<KV<K, BoundedWindow>, Admitted<V>>> admitted = new ArrayList<>(2);
     int observations = 0;
-    for (BoundedWindow w :
-        AdmittedWindowFn.assign(windowFn, element, timestamp, GlobalWindow.INSTANCE)) {
+    for (BoundedWindow w : KeyByWindow.assign(windowFn, element, timestamp)) {
       IntervalWindow window = (IntervalWindow) w;
       long end = window.maxTimestamp().getMillis();
       long start = window.start().getMillis();
@@ -179,9 +179,13 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<K, Admitted<V>>> {
                     beyondAllowed ? Reason.BEYOND_ALLOWED_LATENESS : Reason.BEYOND_CLEANUP_BOUND));
       } else {
         admitted.add(
-            new long[] {
-              start, terms.cleanupMillis(), lateness > 0 ? terms.nextExecution(lateness) : 0
-            });
+            KV.of(
+                KV.of(element.getKey(), window),
+                new Admitted<>(
+                    element.getValue(),
+                    timestamp.getMillis(),
+                    terms.cleanupMillis(),
+                    lateness > 0 ? terms.nextExecution(lateness) : 0)));
       }
     }
     if (observations > 0) {
@@ -197,12 +201,13 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<K, Admitted<V>>> {
         expire.withNoOutputTimestamp().set(new Instant(expiry));
       }
     }
-    if (!admitted.isEmpty()) {
-      out.get(admitted())
-          .output(
-              KV.of(
-                  element.getKey(),
-                  new Admitted<>(element.getValue(), Admitted.flatten(admitted))));
+    OutputReceiver<KV<KV<K, BoundedWindow>, Admitted<V>>> admittedOut = out.get(admitted());
+    for (KV<KV<K, BoundedWindow>, Admitted<V>> a : admitted) {
+      long end = a.getKey().getValue().maxTimestamp().getMillis();
+      // The value's deadline at the windowed step, as its timestamp (Admitted says why): the
+      // window's end for its on-time pane, its expiry for a late pane.
+      long deadline = watermark > end ? expiry(end, a.getValue().cleanupMillis()) : end;
+      admittedOut.outputWithTimestamp(a, new Instant(deadline));
     }
   }
 
@@ -278,7 +283,7 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<K, Admitted<V>>> {
   }
 
   /** The admitted values' tag (tags are equal by id). */
-  static <K, V> TupleTag<KV<K, Admitted<V>>> admitted() {
+  static <K, V> TupleTag<KV<KV<K, BoundedWindow>, Admitted<V>>> admitted() {
     return new TupleTag<>("admitted");
   }
 

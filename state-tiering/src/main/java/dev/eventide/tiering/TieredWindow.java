@@ -32,6 +32,7 @@ import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.apache.beam.sdk.values.TypeDescriptors.TypeVariableExtractor;
+import org.apache.beam.sdk.values.WindowingStrategy;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 
@@ -54,7 +55,8 @@ import org.joda.time.Duration;
  * {@link org.apache.beam.sdk.transforms.windowing.PaneInfo} (on time, late, last) and the window's
  * {@code maxTimestamp}. How many late panes come between is this transform's choice: the late
  * values that arrive between two watermark advances fire one pane together, where Beam fires one
- * per bundle.
+ * per bundle; a late pane that fires once the allowed lateness is over is marked last (Beam marks
+ * no pane last there unless its closing behaviour fires an extra one).
  *
  * <p>What differs is where the values live. A window's values go to Beam state (the memory bucket,
  * bounded by {@link #withMemoryBucket}); at the window's end, after its on-time pane, they move to
@@ -63,6 +65,15 @@ import org.joda.time.Duration;
  * late value of a destaged window starts reading its blocks back ({@link #withPrestaging
  * pre-staging}), so they are on hand when the late pane fires at the next watermark advance. At the
  * end of the allowed lateness the window's blocks are deleted.
+ *
+ * <p>A window's state lives from its first value until the watermark passes its end plus the
+ * allowed lateness (or its predictive cleanup bound); then all of it goes, blocks included. It is
+ * kept per key and window in the global window, so the watermark after this transform is held where
+ * a windowed {@code GroupByKey} holds it (at the end of windows whose on-time pane is still to
+ * fire, and while a late pane is pending), never for the allowed lateness; the results' windowing
+ * carries the allowed lateness and accumulating panes, so a downstream {@code Window.into} keeps
+ * the late panes as late data. Metric {@value TieringMetrics#WINDOWS_HOLDING_STATE} counts the keys
+ * and windows holding state.
  *
  * <p>A block is durable before Beam state names it, so a runner that restores a checkpoint finds
  * every block its state names, as long as blocks are not purged between the checkpoint and the
@@ -82,12 +93,13 @@ import org.joda.time.Duration;
  *
  * <p>Metrics (namespace {@value TieringMetrics#NAMESPACE}): {@code bytesDestaged}, {@code
  * bytesStaged}, {@code blocksWritten}, {@code blocksPurged}, {@code prestageHits}, {@code
- * prestageMisses}, {@code firingIoWaitMillis}, {@code onTimePanes}, {@code latePanes}, and the
- * distributions {@code onTimeFiringIoWaitMillis} and {@code lateFiringIoWaitMillis} (what one
- * firing waited on block reads) and {@code memoryBucketBytes} (a window's memory bucket at each
- * firing); with any of the three options above also {@code lateValues} and {@code deadLetters}, and
- * the distributions {@code latenessMillis} (of each late value, per window) and {@code
- * cleanupBoundMillis} (each estimate).
+ * prestageMisses}, {@code firingIoWaitMillis}, {@code onTimePanes}, {@code latePanes}, {@code
+ * droppedLateValues} (values beyond the allowed lateness, without a gate), {@code
+ * windowsHoldingState}, and the distributions {@code onTimeFiringIoWaitMillis} and {@code
+ * lateFiringIoWaitMillis} (what one firing waited on block reads) and {@code memoryBucketBytes} (a
+ * window's memory bucket at each firing); with any of the three options above also {@code
+ * lateValues}, {@code deadLetters} and {@code gateKeysHoldingState}, and the distributions {@code
+ * latenessMillis} (of each late value, per window) and {@code cleanupBoundMillis} (each estimate).
  *
  * @param <K> the key; its coder must be deterministic
  * @param <V> the values
@@ -280,8 +292,10 @@ public abstract class TieredWindow<K, V, O>
    * How long a window's blocks stay in the store after the end of its allowed lateness (default 0:
    * deleted at once). On a runner that restores checkpoints (Flink), make it longer than a
    * checkpoint interval plus the time to recover, or a window restored from a checkpoint taken
-   * before its purge finds its blocks gone (and the job fails saying which block is missing).
-   * Deletions still waiting when the JVM stops do not happen; their blocks stay in the store.
+   * before its purge finds its blocks gone (and the job fails saying which block is missing). A
+   * delayed purge is recorded in the block store before it is scheduled: a worker that starts this
+   * step (after a failure, a restore or a rescale) performs the purges that a stopped one left, at
+   * their deadlines.
    */
   public TieredWindow<K, V, O> withPurgeDelay(Duration delay) {
     if (delay == null || delay.isShorterThan(Duration.ZERO)) {
@@ -444,20 +458,24 @@ public abstract class TieredWindow<K, V, O>
               + e.getMessage(),
           e);
     }
-    PCollectionList<DeadLetter<K, V>> deadLetters = PCollectionList.empty(input.getPipeline());
-    if (!gated) {
-      // No step between the input and the windows: on Flink a DoFn step can forward a watermark
-      // after elements it emitted later, which would make late values on time here.
-      PCollection<KV<K, V>> windowed =
-          input.apply(
-              "Window",
-              Window.<KV<K, V>>into(windowFn())
-                  .withAllowedLateness(allowedLateness())
-                  .accumulatingFiredPanes());
-      return fire(windowed, false, keyCoder, valueCoder, resultCoder(input), deadLetters);
+    @SuppressWarnings("unchecked")
+    Coder<BoundedWindow> windowCoder = (Coder<BoundedWindow>) windowFn().windowCoder();
+    try {
+      windowCoder.verifyDeterministic();
+    } catch (Coder.NonDeterministicException e) {
+      throw new IllegalArgumentException(
+          "TieredWindow keeps state per key and window, so the window coder must be"
+              + " deterministic, but "
+              + windowCoder
+              + " of "
+              + windowFn()
+              + " is not: "
+              + e.getMessage(),
+          e);
     }
-    if (!TypeDescriptor.of(IntervalWindow.class)
-        .isSupertypeOf(windowFn().getWindowTypeDescriptor())) {
+    if (gated
+        && !TypeDescriptor.of(IntervalWindow.class)
+            .isSupertypeOf(windowFn().getWindowTypeDescriptor())) {
       throw new IllegalArgumentException(
           "TieredWindow's predictive cleanup, staleness bound and dead letters need windows with"
               + " a start and an end (IntervalWindow: fixed, sliding, calendar), but "
@@ -465,46 +483,40 @@ public abstract class TieredWindow<K, V, O>
               + " makes "
               + windowFn().getWindowTypeDescriptor());
     }
-    PCollectionTuple gate =
-        input
-            .apply("Global window", Window.into(new GlobalWindows()))
-            .apply(
-                "Gate",
-                ParDo.of(new LatenessGate<K, V>(gateSettings(), windowFn()))
-                    .withOutputTags(
-                        LatenessGate.admitted(), TupleTagList.of(LatenessGate.deadLetters())));
-    deadLetters =
-        deadLetters.and(
-            gate.get(LatenessGate.<K, V>deadLetters())
-                .setCoder(DeadLetter.coder(keyCoder, valueCoder))
-                .apply("Gate dead letters", intoGlobalWindow()));
-    PCollection<KV<K, Admitted<V>>> windowed =
-        gate.get(LatenessGate.<K, V>admitted())
-            .setCoder(KvCoder.of(keyCoder, new Admitted.AdmittedCoder<>(valueCoder)))
-            .apply(
-                "Window",
-                Window.into(admittedWindows(windowFn()))
-                    .withAllowedLateness(allowedLateness())
-                    .accumulatingFiredPanes());
-    return fire(windowed, true, keyCoder, valueCoder, resultCoder(input), deadLetters);
-  }
-
-  /**
-   * The windowed step: plain values, or (behind the gate) {@link Admitted} ones, whose results are
-   * in the user's windows either way, and the dead letters of both steps.
-   */
-  private <I> Result<K, V, O> fire(
-      PCollection<KV<K, I>> windowed,
-      boolean gated,
-      Coder<K> keyCoder,
-      Coder<V> valueCoder,
-      Coder<O> resultCoder,
-      PCollectionList<DeadLetter<K, V>> deadLetters) {
+    // Each window's state under a key of its own in the global window, where Beam sets no cleanup
+    // timer holding the watermark at the window's end until it expires.
+    // Named "Window", as the step that put values into the user's windows was: its output's name
+    // names the blocks' owner (below), which must not change from one version to the next.
+    PCollection<KV<K, V>> global = input.apply("Window", Window.into(new GlobalWindows()));
+    PCollectionList<DeadLetter<K, V>> deadLetters = PCollectionList.empty(input.getPipeline());
+    PCollection<KV<KV<K, BoundedWindow>, Admitted<V>>> keyed;
+    if (gated) {
+      PCollectionTuple gate =
+          global.apply(
+              "Gate",
+              ParDo.of(new LatenessGate<K, V>(gateSettings(), windowFn()))
+                  .withOutputTags(
+                      LatenessGate.admitted(), TupleTagList.of(LatenessGate.deadLetters())));
+      deadLetters =
+          deadLetters.and(
+              gate.get(LatenessGate.<K, V>deadLetters())
+                  .setCoder(DeadLetter.coder(keyCoder, valueCoder))
+                  .apply("Gate dead letters", intoGlobalWindow()));
+      keyed = gate.get(LatenessGate.<K, V>admitted());
+    } else {
+      keyed =
+          global.apply(
+              "Key by window",
+              ParDo.of(new KeyByWindow<K, V>(windowFn(), allowedLateness().getMillis())));
+    }
+    keyed.setCoder(
+        KvCoder.of(KvCoder.of(keyCoder, windowCoder), new Admitted.AdmittedCoder<>(valueCoder)));
     // The windowed collection is this step's own: its name (the step's full name and a fixed
-    // suffix) is unique in the pipeline and the same in every run of it.
+    // suffix) is unique in the pipeline and the same in every run of it, so it names the blocks'
+    // owner and the purge records' ("purges of " + it).
     TieredWindowDoFn.Settings settings =
         new TieredWindowDoFn.Settings(
-            windowed.getName(),
+            global.getName(),
             storeUri(),
             memoryElements(),
             memoryBytes(),
@@ -513,22 +525,22 @@ public abstract class TieredWindow<K, V, O>
             prestageAhead(),
             allowedLateness(),
             purgeDelay());
-    Coder<? extends BoundedWindow> windowCoder =
-        windowed.getWindowingStrategy().getWindowFn().windowCoder();
     PCollectionTuple fired =
-        windowed.apply(
+        keyed.apply(
             "Fire",
             ParDo.of(
-                    new TieredWindowDoFn<K, I, V, O>(
+                    new TieredWindowDoFn<K, V, O>(
                         settings, gated, function(), keyCoder, valueCoder, windowCoder))
                 .withOutputTags(
                     TieredWindowDoFn.<K, O>results(),
                     TupleTagList.of(LatenessGate.<K, V>deadLetters())));
+    // The results are in the user's windows, with the allowed lateness a windowed GroupByKey
+    // would carry, so that a window downstream keeps their late panes.
     PCollection<KV<K, O>> results =
         fired
             .get(TieredWindowDoFn.<K, O>results())
-            .setCoder(KvCoder.of(keyCoder, resultCoder))
-            .setWindowingStrategyInternal(windowed.getWindowingStrategy().withWindowFn(windowFn()));
+            .setCoder(KvCoder.of(keyCoder, resultCoder(input)))
+            .setWindowingStrategyInternal(resultWindowing());
     Coder<DeadLetter<K, V>> deadLetterCoder = DeadLetter.coder(keyCoder, valueCoder);
     deadLetters =
         deadLetters.and(
@@ -541,6 +553,13 @@ public abstract class TieredWindow<K, V, O>
         deadLetters.apply("All dead letters", Flatten.pCollections()).setCoder(deadLetterCoder));
   }
 
+  @SuppressWarnings("unchecked")
+  private WindowingStrategy<?, ?> resultWindowing() {
+    return WindowingStrategy.of((WindowFn<Object, BoundedWindow>) windowFn())
+        .withAllowedLateness(allowedLateness())
+        .withMode(WindowingStrategy.AccumulationMode.ACCUMULATING_FIRED_PANES);
+  }
+
   private LatenessGate.Settings gateSettings() {
     long lateness = allowedLateness().getMillis();
     return new LatenessGate.Settings(
@@ -550,11 +569,6 @@ public abstract class TieredWindow<K, V, O>
                 lateness, coverage(), confidence(), sampleSize(coverage(), confidence()))
             : null,
         stalenessBound() > 0 ? StalenessPlanner.of(stalenessBound()) : null);
-  }
-
-  private static <K, V, W extends BoundedWindow> AdmittedWindowFn<K, V, W> admittedWindows(
-      WindowFn<? super KV<K, V>, W> windows) {
-    return new AdmittedWindowFn<>(windows);
   }
 
   private static <T> Window<T> intoGlobalWindow() {

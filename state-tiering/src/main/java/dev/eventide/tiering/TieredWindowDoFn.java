@@ -40,28 +40,42 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * The stateful DoFn behind {@code TieredWindow}: the input is already in its windows, so Beam keeps
- * this DoFn's state and timers per key and window, and drops what is later than the allowed
- * lateness exactly as it does for a {@code GroupByKey}.
+ * The stateful DoFn behind {@code TieredWindow}. Its input is keyed by the user's key and one
+ * window of the value ({@link KeyByWindow}, or a {@link LatenessGate}) in the global window, so it
+ * keeps one window's state under a key of its own, and Beam sets no cleanup timer holding the
+ * watermark at the window's end until the window expires (as it would for state in the user's
+ * windows): the watermark after this step is held only by on-time panes still to fire, as after a
+ * windowed {@code GroupByKey}.
  *
  * <ul>
- *   <li>Every element goes into the window's {@link TieredBag}: its memory bucket in Beam state,
- *       spilling to blocks when the bucket is full.
- *   <li>The {@code fire} timer, at the end of the window, fires the on-time pane and destages the
- *       window (keeping the bootstrap fraction). A late element sets it again: it is already due,
- *       so it fires at the next watermark advance, with every late element that came before it. The
- *       first late element of a destaged window pre-stages its blocks: a learned Δt before the next
- *       watermark advance is expected ({@link PrestagePlanner}), or at once.
+ *   <li>Every value goes into the window's {@link TieredBag}: its memory bucket in Beam state,
+ *       spilling to blocks when the bucket is full. A value whose window has expired by the input
+ *       watermark (its end plus its cleanup bound is behind it) is dropped, as Beam drops it, or,
+ *       behind a gate, made a dead letter.
+ *   <li>The {@code fire} timer, at the end of the window and holding the watermark there, fires the
+ *       on-time pane and destages the window (keeping the bootstrap fraction). A late value sets it
+ *       again at the input watermark, holding the output watermark there: it fires at the next
+ *       watermark advance, with every late value that came before it, before that advance goes
+ *       downstream. The first late value of a destaged window pre-stages its blocks: a learned Δt
+ *       before the next watermark advance is expected ({@link PrestagePlanner}), or at once.
  *   <li>The {@code purge} timer, at the end of the window's cleanup bound (the allowed lateness, or
- *       what predictive cleanup set), deletes the window's state and blocks, at once or after the
- *       purge delay.
+ *       what predictive cleanup set), fires a pending pane as the last one and deletes the window's
+ *       state and blocks, at once or after the purge delay. A delayed purge is recorded in the
+ *       block store before it is scheduled: a worker that starts this step performs the purges a
+ *       stopped worker left, at their deadlines.
+ *   <li>A window purged before the end of its allowed lateness keeps a marker until then (the
+ *       {@code purge} timer again, holding nothing), which makes any value still reaching it a dead
+ *       letter. Flink does not checkpoint watermarks: a job restored from a checkpoint reads on at
+ *       the start of time until the source's first watermark, and without the marker a value
+ *       replayed in between would start the window again, where the undisturbed run made it a dead
+ *       letter.
  * </ul>
  *
- * <p>Its input is the values ({@code I} is {@code V}), or, behind a {@link LatenessGate}, {@link
- * Admitted} values ({@code I} is {@code Admitted<V>}): each says which of its windows take it,
- * their cleanup bound and when its late pane fires (a staleness plan's next execution, or at once).
+ * <p>Once a window's state is cleared its key holds nothing: the metric {@value
+ * TieringMetrics#WINDOWS_HOLDING_STATE} counts the keys and windows in between.
  */
-final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
+final class TieredWindowDoFn<K, V, O>
+    extends DoFn<KV<KV<K, BoundedWindow>, Admitted<V>>, KV<K, O>> {
 
   /** What the transform was configured with. */
   record Settings(
@@ -94,6 +108,7 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
   private static final Distribution MEMORY_BUCKET_BYTES =
       Metrics.distribution(METRICS, "memoryBucketBytes");
   private static final Counter DEAD_LETTERS = Metrics.counter(METRICS, "deadLetters");
+  private static final Counter DROPPED = Metrics.counter(METRICS, "droppedLateValues");
   private static final Counter WINDOWS =
       Metrics.counter(METRICS, TieringMetrics.WINDOWS_HOLDING_STATE);
 
@@ -138,7 +153,7 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
   private final WindowFunction<K, V, O> function;
   private final Coder<K> keyCoder;
   private final Coder<V> valueCoder;
-  private final Coder<? extends BoundedWindow> windowCoder;
+  private final Coder<BoundedWindow> windowCoder;
 
   private transient TieredIo io;
   private transient PrestagePlanner planner;
@@ -149,7 +164,7 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
       WindowFunction<K, V, O> function,
       Coder<K> keyCoder,
       Coder<V> valueCoder,
-      Coder<? extends BoundedWindow> windowCoder) {
+      Coder<BoundedWindow> windowCoder) {
     this.settings = settings;
     this.gated = gated;
     this.function = function;
@@ -201,9 +216,7 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
 
   @ProcessElement
   public void processElement(
-      @Element KV<K, I> element,
-      @Timestamp Instant timestamp,
-      BoundedWindow window,
+      @Element KV<KV<K, BoundedWindow>, Admitted<V>> element,
       @StateId(MEMORY) BagState<byte[]> memory,
       @StateId(MEMORY_SIZE) ValueState<KV<Long, Long>> memorySize,
       @StateId(MANIFEST) BagState<String> manifest,
@@ -213,49 +226,49 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
       MultiOutputReceiver out) {
     progressState.readLater();
     memorySize.readLater();
-    Admitted<V> admitted = admitted(element.getValue());
-    long cleanup = settings.allowedLateness().getMillis();
-    long fireAfterEnd = 0;
-    if (admitted.windows() != null) {
-      Admitted.WindowTerms terms = admitted.termsOf(((IntervalWindow) window).start().getMillis());
-      if (terms == null) {
-        return; // a dead letter for this window, counted by the gate
-      }
-      cleanup = terms.cleanupMillis();
-      fireAfterEnd = terms.fireMillis();
-    }
+    K key = element.getKey().getKey();
+    BoundedWindow window = element.getKey().getValue();
+    Admitted<V> admitted = element.getValue();
+    Instant timestamp = new Instant(admitted.eventTimeMillis());
     Instant end = window.maxTimestamp();
     Instant watermark = fire.getCurrentRelativeTime();
     boolean late = watermark.isAfter(end);
     WindowProgress progress = read(progressState);
-    if (progress.elements() > 0) {
-      cleanup = progress.cleanupMillis();
-    }
-    if (gated && watermark.getMillis() > LatenessGate.expiry(end.getMillis(), cleanup)) {
-      // Past the window's cleanup bound here though the gate admitted it: never into a purged
-      // window. (The gate's watermark is ahead of this step's, so this should not happen; without
-      // a gate, Beam drops what is past the allowed lateness before this step.)
+    long cleanup =
+        progress.elements() > 0 || progress.purged()
+            ? progress.cleanupMillis()
+            : admitted.cleanupMillis();
+    if (progress.purged()
+        || watermark.getMillis() > LatenessGate.expiry(end.getMillis(), cleanup)) {
+      // The window has expired (or was purged): never into a purged window. Behind a gate this
+      // happens only after a restore (the marker): the value's timestamp, its deadline here, held
+      // this step's watermark at or before it until the value arrived.
+      if (!gated) {
+        DROPPED.inc();
+        return;
+      }
       DEAD_LETTERS.inc();
       out.get(LatenessGate.<K, V>deadLetters())
           .output(
               new DeadLetter<>(
-                  element.getKey(),
+                  key,
                   admitted.value(),
                   timestamp,
                   (IntervalWindow) window,
-                  watermark.getMillis() - end.getMillis(),
+                  // A restored job's watermark may be behind the one that purged the window.
+                  Math.max(watermark.getMillis() - end.getMillis(), cleanup + 1),
                   cleanup,
                   DeadLetter.Reason.BEYOND_CLEANUP_BOUND));
       return;
     }
     planner.observeWatermark(watermark.getMillis(), System.nanoTime());
     if (progress.elements() == 0) {
-      purge.set(new Instant(LatenessGate.expiry(end.getMillis(), cleanup)));
       WINDOWS.inc();
+      purge.set(new Instant(LatenessGate.expiry(end.getMillis(), cleanup)));
     }
     TieredBag<V> bag =
         bag(
-            element.getKey(),
+            key,
             window,
             new BeamBagState(memory, memorySize, manifest),
             late ? Priority.LATE_APPEND : Priority.DESTAGE);
@@ -263,10 +276,7 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
       bag.add(admitted.value());
     } catch (IOException e) {
       throw failure(
-          late ? "could not add a late element to" : "could not add an element to",
-          element.getKey(),
-          window,
-          e);
+          late ? "could not add a late element to" : "could not add an element to", key, window, e);
     }
     if (!progress.pending()) {
       if (settings.prestaging() && progress.panes() > 0) {
@@ -276,13 +286,18 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
         io.prestage(
             blocks, delayNanos / 1_000_000, nanos -> planner.observeStaging(blocks.size(), nanos));
       }
-      if (late && fireAfterEnd > 0) {
-        // The staleness plan's next execution. No output hold: it may be long after the window's
-        // end, and holding the watermark there would stall every step downstream.
-        fire.set(new Instant(LatenessGate.expiry(end.getMillis(), fireAfterEnd)));
+      if (late && admitted.fireMillis() > 0) {
+        // The staleness plan's next execution, holding the output watermark at that time only: not
+        // at the window's end, which would stall every step downstream until then.
+        fire.set(new Instant(LatenessGate.expiry(end.getMillis(), admitted.fireMillis())));
       } else {
-        // Due now if the element is late: it fires at the next watermark advance.
-        fire.withOutputTimestamp(end).set(end);
+        // On time: at the window's end, holding the output watermark there, as a GroupByKey's
+        // on-time pane does. Late: at the input watermark, so it fires at the next advance and
+        // holds the output watermark here until then: the late pane reaches the next step before
+        // that advance does. (A timer already due holds nothing on the DirectRunner: it fires at
+        // the next watermark refresh, which moves the output watermark on with it.)
+        Instant at = late ? watermark : end;
+        fire.withOutputTimestamp(at).set(at);
       }
     }
     progressState.write(progress.withElement(late, cleanup));
@@ -290,8 +305,7 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
 
   @OnTimer(FIRE)
   public void onFire(
-      @Key K key,
-      BoundedWindow window,
+      @Key KV<K, BoundedWindow> keyAndWindow,
       @StateId(MEMORY) BagState<byte[]> memory,
       @StateId(MEMORY_SIZE) ValueState<KV<Long, Long>> memorySize,
       @StateId(MANIFEST) BagState<String> manifest,
@@ -299,11 +313,12 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
       @TimerId(FIRE) Timer fire,
       MultiOutputReceiver out) {
     readAllLater(memory, memorySize, manifest, progressState);
+    BoundedWindow window = keyAndWindow.getValue();
     long expiry =
         LatenessGate.expiry(window.maxTimestamp().getMillis(), read(progressState).cleanupMillis());
     boolean last = fire.getCurrentRelativeTime().getMillis() > expiry;
     fireIfPending(
-        key,
+        keyAndWindow.getKey(),
         window,
         new BeamBagState(memory, memorySize, manifest),
         progressState,
@@ -313,14 +328,22 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
 
   @OnTimer(PURGE)
   public void onPurge(
-      @Key K key,
-      BoundedWindow window,
+      @Key KV<K, BoundedWindow> keyAndWindow,
       @StateId(MEMORY) BagState<byte[]> memory,
       @StateId(MEMORY_SIZE) ValueState<KV<Long, Long>> memorySize,
       @StateId(MANIFEST) BagState<String> manifest,
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
+      @TimerId(PURGE) Timer purge,
       MultiOutputReceiver out) {
     readAllLater(memory, memorySize, manifest, progressState);
+    K key = keyAndWindow.getKey();
+    BoundedWindow window = keyAndWindow.getValue();
+    WindowProgress before = read(progressState);
+    if (before.purged()) {
+      progressState.clear(); // the end of the marker, and of the window's state
+      WINDOWS.dec();
+      return;
+    }
     BeamBagState state = new BeamBagState(memory, memorySize, manifest);
     // Timers due at once may fire in any order: a pending pane goes out before the purge.
     fireIfPending(key, window, state, progressState, true, out.get(resultsTag));
@@ -343,8 +366,20 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
         throw failure("could not purge", key, window, e);
       }
     }
-    progressState.clear();
-    WINDOWS.dec();
+    long end = window.maxTimestamp().getMillis();
+    long allowed = LatenessGate.expiry(end, settings.allowedLateness().getMillis());
+    // (Empty if the runner cleared it already: Flink does at the end of a bounded input.)
+    if (gated
+        && before.elements() > 0
+        && allowed > LatenessGate.expiry(end, before.cleanupMillis())) {
+      // A marker of a few bytes until the allowed lateness ends: a value still reaching the window
+      // is a dead letter, also after a restore. The window's state ends with it.
+      progressState.write(read(progressState).afterPurge());
+      purge.withNoOutputTimestamp().set(new Instant(allowed));
+    } else {
+      progressState.clear();
+      WINDOWS.dec();
+    }
   }
 
   private void fireIfPending(
@@ -425,7 +460,6 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
    * so a job restored from a savepoint or updated in place owns (and purges) the blocks that the
    * earlier run wrote.
    */
-  @SuppressWarnings("unchecked")
   private String owner(K key, BoundedWindow window) {
     try {
       Base64.Encoder base64 = Base64.getUrlEncoder().withoutPadding();
@@ -433,8 +467,7 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
           + "/"
           + base64.encodeToString(CoderUtils.encodeToByteArray(keyCoder, key))
           + "/"
-          + base64.encodeToString(
-              CoderUtils.encodeToByteArray((Coder<BoundedWindow>) windowCoder, window));
+          + base64.encodeToString(CoderUtils.encodeToByteArray(windowCoder, window));
     } catch (IOException e) {
       throw new UncheckedIOException("could not encode a key or window of TieredWindow", e);
     }
@@ -462,12 +495,6 @@ final class TieredWindowDoFn<K, I, V, O> extends DoFn<KV<K, I>, KV<K, O>> {
     memorySize.readLater();
     manifest.readLater();
     progress.readLater();
-  }
-
-  /** The input as a value with its gate's decisions (none without a gate). */
-  @SuppressWarnings("unchecked") // I is Admitted<V> behind a gate, V without one
-  private Admitted<V> admitted(I input) {
-    return gated ? (Admitted<V>) input : new Admitted<>((V) input, null);
   }
 
   private static WindowProgress read(ValueState<WindowProgress> state) {

@@ -109,12 +109,16 @@ final class TieredVsNative {
 
   /**
    * Options for a comparison on the runner: on Flink the source's watermark is polled every 5 ms,
-   * so that a gated replay's watermarks go out (and its gate opens) promptly.
+   * so that a gated replay's watermarks go out (and its gate opens) promptly, and bundles hold one
+   * element.
    */
   static PipelineOptions options(TestRunner runner) {
     PipelineOptions options = runner.options(1);
     if (runner == TestRunner.FLINK) {
       options.as(FlinkPipelineOptions.class).setAutoWatermarkInterval(5L);
+      // TieredWindow keys each value by its window in a DoFn step before its state: a bundle of
+      // one passes each watermark on before the values after it, so late values stay late there.
+      options.as(FlinkPipelineOptions.class).setMaxBundleSize(1L);
     }
     return options;
   }
@@ -211,7 +215,7 @@ final class TieredVsNative {
   }
 
   /** One output: its source, pane and value, keyed by key and window. */
-  private static final class Observe extends DoFn<KV<Integer, String>, KV<String, String>> {
+  static final class Observe extends DoFn<KV<Integer, String>, KV<String, String>> {
     private final String source;
 
     Observe(String source) {

@@ -108,8 +108,9 @@ class TieredWindowTest {
             "a 3:[1, 2, 3] LATE index=1 - - t=9999",
             "b 1:[7] LATE index=0 first - t=9999",
             "a 5:[1, 2, 3, 4, 5] LATE index=2 - - t=9999",
-            // Not marked last, as with Beam: its firing came before the end of allowed lateness.
-            "a 6:[1, 2, 3, 4, 5, 6] LATE index=3 - - t=9999");
+            // A late pane fires at the next watermark advance; this one's (to 45 s) also ends the
+            // window's allowed lateness, so it is the window's last pane and says so.
+            "a 6:[1, 2, 3, 4, 5, 6] LATE index=3 - last t=9999");
     p.run().waitUntilFinish();
   }
 
@@ -308,6 +309,27 @@ class TieredWindowTest {
       return files
           .filter(f -> f.toString().endsWith(".blk"))
           .collect(Collectors.groupingBy(Path::getParent, Collectors.counting()));
+    }
+  }
+
+  /**
+   * The owners' names are part of what a job leaves in its store: a version that renamed them would
+   * neither read the blocks of a job restored from an earlier version's savepoint nor resume its
+   * purge records. They are "STEP/Window/Window.Assign.out/KEY/WINDOW" and "purges of
+   * STEP/Window/Window.Assign.out" (STEP: the step's full name), as in every version since the
+   * records were introduced.
+   */
+  @Test
+  void blockOwnersKeepTheNamesEarlierVersionsGaveThem(@TempDir Path store) throws IOException {
+    runSummaries(store.toUri().toString(), 1, Duration.standardHours(1));
+    BlockStore opened = dev.eventide.tiering.store.BlockStores.open(store.toUri().toString());
+    try {
+      assertEquals(
+          7,
+          opened.list("purges of Summaries/Window/Window.Assign.out").size(),
+          "the purge records of the 7 keys and windows");
+    } finally {
+      opened.close();
     }
   }
 

@@ -2,25 +2,22 @@ package dev.eventide.pipelines.windows;
 
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
-import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
-import org.apache.beam.sdk.state.StateSpec;
-import org.apache.beam.sdk.state.StateSpecs;
-import org.apache.beam.sdk.state.TimeDomain;
-import org.apache.beam.sdk.state.Timer;
-import org.apache.beam.sdk.state.TimerSpec;
-import org.apache.beam.sdk.state.TimerSpecs;
-import org.apache.beam.sdk.state.ValueState;
+import org.apache.beam.sdk.transforms.Combine;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.DefaultTrigger;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.Never;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
 import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.transforms.windowing.Window.ClosingBehavior;
 import org.apache.beam.sdk.transforms.windowing.WindowFn;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
@@ -40,10 +37,11 @@ import org.joda.time.Instant;
  * that of Beam's lateness: nothing reaches a window after its end plus {@code allowedLateness}, so
  * the input's allowed lateness must not exceed the one given here.
  *
- * <p>Cost: a keyed step in the global window, one small state cell and one event-time timer per key
- * and window, cleared when the final value goes out. Metrics (the namespace given): {@code
- * finalValues}, {@code windowsChangedLate} (the final values of windows that fired more than one
- * pane) and {@code keysHoldingState} (keys and windows whose final value is still to go out).
+ * <p>Cost: Beam's windowed {@code GroupByKey}, with a trigger that never fires, so each key and
+ * window buffers its panes until Beam closes the window at its end plus the lateness and clears
+ * them; a pane that reaches it later is dropped and counted by the runner as Beam's windowing
+ * counts late data. Metrics (the namespace given): {@code finalValues} and {@code
+ * windowsChangedLate} (the final values of windows that fired more than one pane).
  *
  * @param <K> the key; its coder must be deterministic
  * @param <V> the panes' values
@@ -89,33 +87,43 @@ public final class FinalPanes<K, V>
               + windowFn);
     }
     Coder<K> keyCoder = kvCoder.getKeyCoder();
-    FinalValue.FinalValueCoder<V> valueCoder =
-        FinalValue.FinalValueCoder.of(kvCoder.getValueCoder());
+    KvCoder<K, FinalValue<V>> outputCoder =
+        KvCoder.of(keyCoder, FinalValue.FinalValueCoder.of(kvCoder.getValueCoder()));
     return panes
-        .apply("WithWindow", ParDo.of(new WithWindow<K, V>()))
-        .setCoder(KvCoder.of(KvCoder.of(keyCoder, VarLongCoder.of()), valueCoder))
-        .apply("IntoGlobalWindow", Window.into(new GlobalWindows()))
+        .apply("WithPaneCount", ParDo.of(new WithPaneCount<K, V>()))
+        .setCoder(outputCoder)
+        // Beam's own lateness decides which panes count: a pane reaching a window after Beam
+        // closed it is dropped here exactly as a windowed GroupByKey drops late data.
         .apply(
-            "KeepLastPane",
-            ParDo.of(
-                new KeepLastPane<K, V>(
-                    allowedLateness, KvCoder.of(keyCoder, valueCoder), metricsNamespace)))
-        .setCoder(KvCoder.of(keyCoder, valueCoder));
+            "UntilExpiry",
+            Window.<KV<K, FinalValue<V>>>configure()
+                .triggering(Never.ever())
+                .withAllowedLateness(allowedLateness, ClosingBehavior.FIRE_IF_NON_EMPTY)
+                .withTimestampCombiner(TimestampCombiner.END_OF_WINDOW)
+                .discardingFiredPanes())
+        .apply("LastPane", Combine.perKey(new LastPane<V>()))
+        .apply("AtExpiry", ParDo.of(new AtExpiry<K, V>(allowedLateness, metricsNamespace)))
+        .setCoder(outputCoder)
+        .apply(
+            "IntoGlobalWindow",
+            Window.<KV<K, FinalValue<V>>>into(new GlobalWindows())
+                .triggering(DefaultTrigger.of())
+                .withAllowedLateness(Duration.ZERO)
+                .discardingFiredPanes());
   }
 
-  /** Keys each pane by its key and window start, its value by window and panes so far. */
-  private static final class WithWindow<K, V>
-      extends DoFn<KV<K, V>, KV<KV<K, Long>, FinalValue<V>>> {
+  /** Tags each pane's value with its window and how many panes the window has fired so far. */
+  private static final class WithPaneCount<K, V> extends DoFn<KV<K, V>, KV<K, FinalValue<V>>> {
     @ProcessElement
     public void process(
         @Element KV<K, V> pane,
         BoundedWindow window,
         PaneInfo paneInfo,
-        OutputReceiver<KV<KV<K, Long>, FinalValue<V>>> out) {
+        OutputReceiver<KV<K, FinalValue<V>>> out) {
       IntervalWindow w = (IntervalWindow) window;
       out.output(
           KV.of(
-              KV.of(pane.getKey(), w.start().getMillis()),
+              pane.getKey(),
               new FinalValue<>(
                   w.start().getMillis(),
                   w.end().getMillis(),
@@ -124,69 +132,43 @@ public final class FinalPanes<K, V>
     }
   }
 
-  /** Keeps the pane of the highest index per key and window; emits it when the window expires. */
-  private static final class KeepLastPane<K, V>
-      extends DoFn<KV<KV<K, Long>, FinalValue<V>>, KV<K, FinalValue<V>>> {
-    private static final String LAST = "last";
-    private static final String EXPIRY = "expiry";
+  /** The pane of the higher index (a window's panes so far); one value per window, not a list. */
+  private static final class LastPane<V> extends Combine.BinaryCombineFn<FinalValue<V>> {
+    @Override
+    public FinalValue<V> apply(FinalValue<V> left, FinalValue<V> right) {
+      return right.panes() > left.panes() ? right : left;
+    }
+  }
 
-    @StateId(LAST)
-    private final StateSpec<ValueState<KV<K, FinalValue<V>>>> last;
-
-    @TimerId(EXPIRY)
-    private final TimerSpec expiry = TimerSpecs.timer(TimeDomain.EVENT_TIME);
-
+  /**
+   * Timestamps a window's last pane at the window's end plus the lateness: the runner holds the
+   * grouping's output watermark at the window's end until the pane goes out, so the later timestamp
+   * is ahead of every step downstream.
+   */
+  private static final class AtExpiry<K, V>
+      extends DoFn<KV<K, FinalValue<V>>, KV<K, FinalValue<V>>> {
     private final Duration allowedLateness;
     private final Counter finalValues;
     private final Counter changedLate;
-    private final Counter keys;
 
-    KeepLastPane(
-        Duration allowedLateness, Coder<KV<K, FinalValue<V>>> stateCoder, String namespace) {
+    AtExpiry(Duration allowedLateness, String namespace) {
       this.allowedLateness = allowedLateness;
-      this.last = StateSpecs.value(stateCoder);
       this.finalValues = Metrics.counter(namespace, "finalValues");
       this.changedLate = Metrics.counter(namespace, "windowsChangedLate");
-      this.keys = Metrics.counter(namespace, "keysHoldingState");
     }
 
     @ProcessElement
     public void process(
-        @Element KV<KV<K, Long>, FinalValue<V>> pane,
-        @StateId(LAST) ValueState<KV<K, FinalValue<V>>> last,
-        @TimerId(EXPIRY) Timer expiry) {
-      KV<K, FinalValue<V>> kept = last.read();
-      FinalValue<V> value = pane.getValue();
-      if (kept == null) {
-        // Beam accepts a window's values until the watermark passes end - 1 ms + lateness; the
-        // input holds its watermark at or before then until its last pane is out.
-        Instant expires = new Instant(value.end()).plus(allowedLateness);
-        if (expires.isAfter(GlobalWindow.INSTANCE.maxTimestamp())) {
-          expires = GlobalWindow.INSTANCE.maxTimestamp();
-        }
-        expiry.withOutputTimestamp(expires).set(expires);
-        keys.inc();
-      }
-      if (kept == null || value.panes() > kept.getValue().panes()) {
-        last.write(KV.of(pane.getKey().getKey(), value));
-      }
-    }
-
-    @OnTimer(EXPIRY)
-    public void onExpiry(
-        @StateId(LAST) ValueState<KV<K, FinalValue<V>>> last,
-        OutputReceiver<KV<K, FinalValue<V>>> out) {
-      KV<K, FinalValue<V>> kept = last.read();
-      if (kept == null) {
-        return;
-      }
+        @Element KV<K, FinalValue<V>> last, OutputReceiver<KV<K, FinalValue<V>>> out) {
       finalValues.inc();
-      if (kept.getValue().panes() > 1) {
+      if (last.getValue().panes() > 1) {
         changedLate.inc();
       }
-      out.output(kept);
-      last.clear();
-      keys.dec();
+      Instant expires = new Instant(last.getValue().end()).plus(allowedLateness);
+      if (expires.isAfter(GlobalWindow.INSTANCE.maxTimestamp())) {
+        expires = GlobalWindow.INSTANCE.maxTimestamp();
+      }
+      out.outputWithTimestamp(last, expires);
     }
   }
 }

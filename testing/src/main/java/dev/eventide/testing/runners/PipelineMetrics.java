@@ -27,4 +27,21 @@ public final class PipelineMetrics {
     }
     return sum;
   }
+
+  /**
+   * How many elements Beam's windowed {@code GroupByKey} dropped as too late for their window,
+   * summed over every grouping step: the DirectRunner counts them as {@code DroppedDueToLateness}
+   * (its {@code GroupAlsoByWindowEvaluatorFactory}), the Flink runner as {@code
+   * droppedDueToLateness} (runners-core {@code LateDataDroppingDoFnRunner}); 0 if none did.
+   */
+  public static long droppedDueToLateness(PipelineResult result) {
+    long sum = 0;
+    for (MetricResult<Long> counter :
+        result.metrics().queryMetrics(MetricsFilter.builder().build()).getCounters()) {
+      if (counter.getName().getName().equalsIgnoreCase("droppedDueToLateness")) {
+        sum += counter.getAttempted();
+      }
+    }
+    return sum;
+  }
 }

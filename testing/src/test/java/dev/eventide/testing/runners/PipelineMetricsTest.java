@@ -2,13 +2,23 @@ package dev.eventide.testing.runners;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.eventide.testing.streams.EventTimeStream;
 import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.KV;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
 
 class PipelineMetricsTest {
   private static final class CountFn extends DoFn<Integer, Void> {
@@ -28,5 +38,23 @@ class PipelineMetricsTest {
     result.waitUntilFinish();
     assertEquals(5, PipelineMetrics.counter(result, "eventide.test", "seen"));
     assertEquals(0, PipelineMetrics.counter(result, "eventide.test", "never"));
+  }
+
+  /** Beam's windowed GroupByKey counts what it drops under a different name on each runner. */
+  @OnEachRunner
+  void readsTheLateValuesAGroupByKeyDropped(TestPipeline p) {
+    EventTimeStream<KV<String, Integer>> stream =
+        EventTimeStream.of(KvCoder.of(StringUtf8Coder.of(), VarIntCoder.of()))
+            .withWindowing(FixedWindows.of(Duration.millis(10)), Duration.ZERO)
+            .onTime(KV.of("a", 1), new Instant(5))
+            .advanceWatermarkTo(new Instant(100))
+            .lateBeyondLateness(KV.of("a", 2), new Instant(3))
+            .lateBeyondLateness(KV.of("b", 3), new Instant(4));
+    p.apply(stream.replay())
+        .apply(Window.into(FixedWindows.of(Duration.millis(10))))
+        .apply(GroupByKey.create());
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    assertEquals(2, PipelineMetrics.droppedDueToLateness(result));
   }
 }

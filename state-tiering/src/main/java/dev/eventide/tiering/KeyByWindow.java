@@ -1,0 +1,63 @@
+package dev.eventide.tiering;
+
+import java.util.Collection;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
+import org.apache.beam.sdk.transforms.windowing.WindowFn;
+import org.apache.beam.sdk.values.KV;
+import org.joda.time.Instant;
+
+/**
+ * Keys each value by its key and each of its windows, in the global window, with the allowed
+ * lateness as the window's cleanup bound: {@link TieredWindowDoFn} then keeps a window's state
+ * under its own key in the global window, where Beam sets no cleanup timer that would hold the
+ * watermark at the window's end until the window expires. Each goes out timestamped at its window's
+ * end ({@link Admitted} says why).
+ */
+final class KeyByWindow<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, Admitted<V>>> {
+  private final WindowFn<Object, BoundedWindow> windowFn;
+  private final long allowedLatenessMillis;
+
+  @SuppressWarnings("unchecked")
+  KeyByWindow(WindowFn<? super KV<K, V>, ?> windowFn, long allowedLatenessMillis) {
+    this.windowFn = (WindowFn<Object, BoundedWindow>) windowFn;
+    this.allowedLatenessMillis = allowedLatenessMillis;
+  }
+
+  @ProcessElement
+  public void process(
+      @Element KV<K, V> element,
+      @Timestamp Instant timestamp,
+      OutputReceiver<KV<KV<K, BoundedWindow>, Admitted<V>>> out)
+      throws Exception {
+    Admitted<V> admitted =
+        new Admitted<>(element.getValue(), timestamp.getMillis(), allowedLatenessMillis, 0);
+    for (BoundedWindow window : assign(windowFn, element, timestamp)) {
+      out.outputWithTimestamp(
+          KV.of(KV.of(element.getKey(), window), admitted), window.maxTimestamp());
+    }
+  }
+
+  /** The windows {@code windows} assigns {@code element} at {@code timestamp}. */
+  static Collection<BoundedWindow> assign(
+      WindowFn<Object, BoundedWindow> windows, Object element, Instant timestamp) throws Exception {
+    return windows.assignWindows(
+        windows.new AssignContext() {
+          @Override
+          public Object element() {
+            return element;
+          }
+
+          @Override
+          public Instant timestamp() {
+            return timestamp;
+          }
+
+          @Override
+          public BoundedWindow window() {
+            return GlobalWindow.INSTANCE;
+          }
+        });
+  }
+}

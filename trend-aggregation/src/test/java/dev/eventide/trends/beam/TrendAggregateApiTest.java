@@ -1,17 +1,26 @@
 package dev.eventide.trends.beam;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.eventide.trends.BruteForce;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.TrendResult;
+import dev.eventide.trends.query.QueryException;
 import dev.eventide.trends.query.Workload;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.schemas.Schema;
+import org.apache.beam.sdk.schemas.transforms.Convert;
+import org.apache.beam.sdk.testing.CoderProperties;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.testing.TestStream;
@@ -21,16 +30,19 @@ import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link TrendAggregate}'s contract beyond the values: dead letters for events the workload cannot
@@ -199,5 +211,142 @@ class TrendAggregateApiTest {
       values.sort(null);
       out.output(start + " " + pane.getTiming() + (withValues ? " " + values : ""));
     }
+  }
+
+  @Test
+  void resultsHaveASchemaAndEventsComeFromRows() {
+    TestPipeline p = TestPipeline.create().enableAbandonedNodeEnforcement(false);
+    Workload workload = Workload.parse(WORKLOAD);
+    Schema schema =
+        Schema.builder()
+            .addStringField("kind")
+            .addInt64Field("at")
+            .addInt32Field("driver")
+            .addInt64Field("district")
+            .addNullableField("speed", Schema.FieldType.DOUBLE)
+            .build();
+    List<Row> rows = new ArrayList<>();
+    for (Event e : rides()) {
+      Object speed = e.attribute("speed");
+      rows.add(
+          Row.withSchema(schema)
+              .addValues(
+                  e.type(),
+                  e.time(),
+                  ((BigDecimal) e.attribute("driver")).intValue(),
+                  ((BigDecimal) e.attribute("district")).longValue(),
+                  speed == null ? null : ((BigDecimal) speed).doubleValue())
+              .build());
+    }
+    PCollection<Row> results =
+        p.apply(Create.of(rows).withRowSchema(schema))
+            .apply(TrendEvents.fromRows("kind", "at"))
+            .apply(TrendAggregate.of(workload))
+            .results()
+            .apply(Convert.toRows());
+    List<Row> expected =
+        BruteForce.evaluate(workload, rides()).stream().map(TrendSchemas::toRow).toList();
+    PAssert.that(results).containsInAnyOrder(expected);
+    p.run().waitUntilFinish();
+  }
+
+  @Test
+  void fromRowsChecksTheSchemaWhenThePipelineIsBuilt() {
+    TestPipeline p = TestPipeline.create().enableAbandonedNodeEnforcement(false);
+    Schema schema =
+        Schema.builder()
+            .addStringField("kind")
+            .addNullableField("at", Schema.FieldType.INT64)
+            .build();
+    PCollection<Row> rows = p.apply(Create.empty(schema));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> rows.apply(TrendEvents.fromRows("kind", "at")));
+    assertTrue(
+        e.getMessage().contains("'at'") && e.getMessage().contains("nullable"), e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class, () -> rows.apply(TrendEvents.fromRows("type", "at")));
+    assertTrue(e.getMessage().contains("no field 'type'"), e.getMessage());
+  }
+
+  @Test
+  void codersRoundTripAndAreDeterministic() throws Exception {
+    Event e = Event.of("Travel", -5, "speed", new BigDecimal("1.50"), "name", "ä", "n", 3);
+    CoderProperties.coderDecodeEncodeEqual(EventCoder.of(), e);
+    CoderProperties.coderDeterministic(
+        EventCoder.of(),
+        e,
+        Event.of("Travel", -5, "n", 3, "name", "ä", "speed", new BigDecimal("1.50")));
+    TrendResult r =
+        new TrendResult("q", Map.of("district", BigDecimal.ONE), 0, 10, "12345678901234567890123");
+    CoderProperties.coderDecodeEncodeEqual(TrendResultCoder.of(), r);
+    CoderProperties.coderDecodeEncodeEqual(
+        TrendResultCoder.of(), new TrendResult("q", Map.of(), 0, 10, null));
+    CoderProperties.coderDecodeEncodeEqual(DeadLetter.Coder.of(), new DeadLetter(e, "why"));
+    assertEquals(e, TrendSchemas.eventFromRow(TrendSchemas.toRow(e)));
+    assertEquals(r, TrendSchemas.resultFromRow(TrendSchemas.toRow(r)));
+  }
+
+  @Test
+  void badConfigurationIsRejectedWithAMessage(@TempDir Path dir) throws Exception {
+    Workload workload = Workload.parse(WORKLOAD);
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> TrendAggregate.of(workload).withAllowedLateness(Duration.millis(-1)));
+    assertTrue(e.getMessage().contains("allowed lateness"), e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class, () -> TrendAggregate.of(new Workload(List.of())));
+    assertTrue(e.getMessage().contains("at least one query"), e.getMessage());
+    Path file = dir.resolve("bad.queries");
+    Files.writeString(file, "QUERY q\nRETURN COUNT(*)\nPATTERN SEQ(A, B+\n");
+    QueryException q = assertThrows(QueryException.class, () -> Workload.fromFile(file));
+    assertTrue(q.getMessage().startsWith(file + ": line "), q.getMessage());
+
+    TrendAggregate aggregate = TrendAggregate.of(workload);
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> aggregate.withRetainedEventsIn("ftp://somewhere", 10));
+    assertTrue(e.getMessage().contains("unsupported block store"), e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> aggregate.withRetainedEventsIn(dir.toUri().toString(), -1));
+    assertTrue(e.getMessage().contains("memory bucket"), e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class, () -> aggregate.withPurgeDelay(Duration.millis(-1)));
+    assertTrue(e.getMessage().contains("purge delay"), e.getMessage());
+    // Retention without lateness keeps nothing: refused when the pipeline is built.
+    TestPipeline p = TestPipeline.create().enableAbandonedNodeEnforcement(false);
+    PCollection<Event> events = p.apply(Create.empty(EventCoder.of()));
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> events.apply(aggregate.withRetainedEventsIn(dir.toUri().toString(), 10)));
+    assertTrue(e.getMessage().contains("needs withAllowedLateness"), e.getMessage());
+  }
+
+  @Test
+  void displayDataDescribesTheConfiguration(@TempDir Path dir) {
+    TrendAggregate aggregate =
+        TrendAggregate.of(Workload.parse(WORKLOAD))
+            .withAllowedLateness(Duration.standardMinutes(5))
+            .withRetainedEventsIn(dir.toUri().toString(), 1000)
+            .withPurgeDelay(Duration.standardMinutes(2));
+    DisplayData data = DisplayData.from(aggregate);
+    assertTrue(data.items().stream().anyMatch(i -> i.getKey().equals("allowedLateness")));
+    assertTrue(
+        data.items().stream()
+            .anyMatch(
+                i ->
+                    i.getKey().equals("retainedEventsStore")
+                        && i.getValue().equals(dir.toUri().toString())),
+        data.toString());
+    assertTrue(data.items().stream().anyMatch(i -> i.getKey().equals("retainedInMemory")));
+    assertTrue(data.items().stream().anyMatch(i -> i.getKey().equals("purgeDelay")));
   }
 }

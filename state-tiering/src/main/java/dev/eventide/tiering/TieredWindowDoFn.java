@@ -38,6 +38,8 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.TupleTag;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The stateful DoFn behind {@code TieredWindow}. Its input is keyed by the user's key and one
@@ -108,6 +110,13 @@ final class TieredWindowDoFn<K, V, O>
   private static final Distribution MEMORY_BUCKET_BYTES =
       Metrics.distribution(METRICS, "memoryBucketBytes");
   private static final Counter DEAD_LETTERS = Metrics.counter(METRICS, "deadLetters");
+  // Purge records a worker skipped at its start because it could not read them (logged by name,
+  // once per worker JVM), and starts at which the records could not be listed.
+  private static final Counter UNREADABLE_PURGE_RECORDS =
+      Metrics.counter(METRICS, "purgeRecordsUnreadable");
+  private static final Counter PURGE_RECORD_LIST_FAILURES =
+      Metrics.counter(METRICS, "purgeRecordListFailures");
+  private static final Logger LOG = LoggerFactory.getLogger(TieredWindowDoFn.class);
   private static final Counter DROPPED = Metrics.counter(METRICS, "droppedLateValues");
   private static final Counter WINDOWS =
       Metrics.counter(METRICS, TieringMetrics.WINDOWS_HOLDING_STATE);
@@ -157,6 +166,9 @@ final class TieredWindowDoFn<K, V, O>
 
   private transient TieredIo io;
   private transient PrestagePlanner planner;
+  // Found in setup, where a runner may have no metrics container; counted in the first callback.
+  private transient int unreadableRecordsToCount;
+  private transient int recordListFailuresToCount;
 
   TieredWindowDoFn(
       Settings settings,
@@ -190,20 +202,36 @@ final class TieredWindowDoFn<K, V, O>
     BlockStore store = BlockStores.open(settings.storeUri());
     io = new TieredIo(store, IoScheduler.shared(), StagingArea.shared());
     planner = new PrestagePlanner();
-    if (settings.purgeDelay().getMillis() > 0) {
-      // A worker before this one may have stopped with delayed purges still to do.
-      try {
-        io.resumePurges(purgeRecords());
-      } catch (IOException e) {
-        throw new IOException(
-            "TieredWindow "
-                + settings.stepName()
-                + " could not read its purge records in block store "
-                + settings.storeUri()
-                + ": "
-                + e.getMessage(),
-            e);
+    // A worker before this one may have stopped with delayed purges still to do (also a run of
+    // this step with another purge delay: a job restored with its delay set to 0). Nothing found
+    // here stops the step from starting: a record left in the store waits for the next start.
+    try {
+      TieredIo.Resumed resumed = io.resumePurges(purgeRecords());
+      for (String record : resumed.unreadable()) {
+        LOG.warn(
+            "TieredWindow {} skipped a purge record it cannot read in block store {}: {}",
+            settings.stepName(),
+            settings.storeUri(),
+            record);
       }
+      unreadableRecordsToCount = resumed.unreadable().size();
+    } catch (IOException e) {
+      LOG.warn(
+          "TieredWindow {} could not list its purge records in block store {}; they stay there for"
+              + " the next worker that starts the step: {}",
+          settings.stepName(),
+          settings.storeUri(),
+          e.toString());
+      recordListFailuresToCount = 1;
+    }
+  }
+
+  private void countSetupFindings() {
+    if (unreadableRecordsToCount > 0 || recordListFailuresToCount > 0) {
+      UNREADABLE_PURGE_RECORDS.inc(unreadableRecordsToCount);
+      PURGE_RECORD_LIST_FAILURES.inc(recordListFailuresToCount);
+      unreadableRecordsToCount = 0;
+      recordListFailuresToCount = 0;
     }
   }
 
@@ -224,6 +252,7 @@ final class TieredWindowDoFn<K, V, O>
       @TimerId(FIRE) Timer fire,
       @TimerId(PURGE) Timer purge,
       MultiOutputReceiver out) {
+    countSetupFindings();
     progressState.readLater();
     memorySize.readLater();
     K key = element.getKey().getKey();
@@ -312,6 +341,7 @@ final class TieredWindowDoFn<K, V, O>
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
       @TimerId(FIRE) Timer fire,
       MultiOutputReceiver out) {
+    countSetupFindings();
     readAllLater(memory, memorySize, manifest, progressState);
     BoundedWindow window = keyAndWindow.getValue();
     long expiry =
@@ -335,6 +365,7 @@ final class TieredWindowDoFn<K, V, O>
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
       @TimerId(PURGE) Timer purge,
       MultiOutputReceiver out) {
+    countSetupFindings();
     readAllLater(memory, memorySize, manifest, progressState);
     K key = keyAndWindow.getKey();
     BoundedWindow window = keyAndWindow.getValue();

@@ -18,6 +18,7 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.DoubleCoder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
@@ -286,7 +287,7 @@ class TieredWindowTest {
   }
 
   /** Runs a step named "Summaries" over the values first..30 at second v, even ones of key a. */
-  private static void runSummaries(String store, long first, Duration purgeDelay) {
+  private static PipelineResult runSummaries(String store, long first, Duration purgeDelay) {
     Pipeline p = Pipeline.create(TestRunner.DIRECT.options(1));
     List<TimestampedValue<KV<String, Long>>> values = new java.util.ArrayList<>();
     for (long v = first; v <= 30; v++) {
@@ -300,7 +301,9 @@ class TieredWindowTest {
                 .withStore(store)
                 .withMemoryBucket(0, 1 << 20)
                 .withPurgeDelay(purgeDelay));
-    p.run().waitUntilFinish();
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    return result;
   }
 
   /** The block files in the store, by directory (owner). */
@@ -331,6 +334,26 @@ class TieredWindowTest {
     } finally {
       opened.close();
     }
+  }
+
+  /**
+   * A purge record the step cannot read (written by another format version, as after a rollback, or
+   * damaged) does not stop it from starting: it is skipped, logged and counted, and left in the
+   * store.
+   */
+  @Test
+  void anUnreadablePurgeRecordIsCountedAndTheStepRuns(@TempDir Path store) throws IOException {
+    String uri = store.toUri().toString();
+    BlockStore opened = dev.eventide.tiering.store.BlockStores.open(uri);
+    try {
+      opened.write("purges of Summaries/Window/Window.Assign.out", new byte[] {9, 9});
+    } finally {
+      opened.close();
+    }
+    PipelineResult result = runSummaries(uri, 1, Duration.ZERO);
+    assertEquals(1, TieringMetrics.counter(result, "purgeRecordsUnreadable"));
+    assertEquals(
+        List.of(1L), List.copyOf(blockFiles(store).values()), "only the unreadable record is left");
   }
 
   /**

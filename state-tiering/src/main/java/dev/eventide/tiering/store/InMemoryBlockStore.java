@@ -18,9 +18,16 @@ public final class InMemoryBlockStore implements BlockStore {
   @Override
   public BlockName write(String owner, byte[] contents) {
     BlockName name = BlockName.of(owner, contents);
-    blocks
-        .computeIfAbsent(name.owner(), o -> new ConcurrentHashMap<>())
-        .computeIfAbsent(name, n -> BlockFormat.encode(contents));
+    byte[] encoded = BlockFormat.encode(contents);
+    // In the owner's entry, atomically: a delete that empties the owner removes its map under the
+    // same entry, so the write cannot land in a map that is no longer the store's.
+    blocks.compute(
+        name.owner(),
+        (o, named) -> {
+          Map<BlockName, byte[]> into = named == null ? new ConcurrentHashMap<>() : named;
+          into.putIfAbsent(name, encoded);
+          return into;
+        });
     return name;
   }
 

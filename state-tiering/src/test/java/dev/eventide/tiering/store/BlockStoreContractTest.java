@@ -109,6 +109,44 @@ abstract class BlockStoreContractTest {
     assertTrue(e.getMessage().contains(store.uri()), e.getMessage());
   }
 
+  /**
+   * Writes and deletes of one owner's blocks on different threads (a window's purge beside another
+   * window's destage; a purge record's write beside another record's delete): a block written and
+   * not deleted is there, however the two interleave — also when a delete empties the owner.
+   */
+  @Test
+  void aWriteBesideADeleteOfTheSameOwnersLastBlockIsKept() throws Exception {
+    int rounds = 3_000;
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      List<Future<String>> workers = new ArrayList<>();
+      for (int w = 0; w < 2; w++) {
+        int worker = w;
+        workers.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < rounds; i++) {
+                    byte[] contents = bytes(16, worker * 1_000_000L + i);
+                    BlockName name = store.write("shared owner", contents);
+                    try {
+                      assertArrayEquals(contents, store.read(name));
+                    } catch (NoSuchBlockException lost) {
+                      return "worker " + worker + " lost its block of round " + i;
+                    }
+                    store.delete(name); // often the owner's last block
+                  }
+                  return "";
+                }));
+      }
+      for (Future<String> worker : workers) {
+        assertEquals("", worker.get(2, TimeUnit.MINUTES));
+      }
+      assertEquals(List.of(), store.list("shared owner"));
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   @Test
   void concurrentWritersOfManyBlocksLoseNone() throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(4);

@@ -10,7 +10,9 @@ import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
@@ -131,24 +133,42 @@ public final class TieredIo {
   }
 
   /**
+   * What {@link #resumePurges} did: how many recorded purges it scheduled, and the records it could
+   * not read ("name: reason" each) that no one in this JVM had reported yet; it skipped them and
+   * left them in the store.
+   */
+  public record Resumed(int scheduled, List<String> unreadable) {}
+
+  // Unreadable records already reported in this JVM (store URI and record), so that every step
+  // instance starting on the same worker does not report them again.
+  private static final Set<String> REPORTED_UNREADABLE = ConcurrentHashMap.newKeySet();
+
+  /**
    * Schedules, each at its deadline (at once if it has passed), the purges recorded under {@code
    * records} that this JVM is not already waiting for: those of a worker that stopped before
-   * performing them. Returns how many it scheduled.
+   * performing them. A record it cannot read (damaged, or written by another format version) is
+   * skipped and reported, never fatal: it would otherwise stop the step from starting at all.
    *
-   * @throws IOException if the records cannot be listed or read
+   * @throws IOException if the records cannot be listed
    */
-  public int resumePurges(String records) throws IOException {
+  public Resumed resumePurges(String records) throws IOException {
     int scheduled = 0;
+    List<String> unreadable = new ArrayList<>();
     for (BlockName name : store.list(records)) {
       PurgeRecord record;
       try {
         record = PurgeRecord.decode(store.read(name));
       } catch (NoSuchBlockException e) {
         continue; // performed meanwhile
+      } catch (IOException e) {
+        if (REPORTED_UNREADABLE.add(store.uri() + " " + name.path())) {
+          unreadable.add(name.path() + ": " + e.getMessage());
+        }
+        continue;
       }
       scheduled += schedule(name, record) ? 1 : 0;
     }
-    return scheduled;
+    return new Resumed(scheduled, List.copyOf(unreadable));
   }
 
   private boolean schedule(BlockName name, PurgeRecord record) {

@@ -116,6 +116,9 @@ final class TieredWindowDoFn<K, V, O>
       Metrics.counter(METRICS, "purgeRecordsUnreadable");
   private static final Counter PURGE_RECORD_LIST_FAILURES =
       Metrics.counter(METRICS, "purgeRecordListFailures");
+  // Delayed purges of this worker that failed and were scheduled again (I/O threads count them;
+  // the next callback of any TieredWindow step on the worker reports them).
+  private static final Counter PURGE_FAILURES = Metrics.counter(METRICS, "purgeFailures");
   private static final Logger LOG = LoggerFactory.getLogger(TieredWindowDoFn.class);
   private static final Counter DROPPED = Metrics.counter(METRICS, "droppedLateValues");
   private static final Counter WINDOWS =
@@ -226,7 +229,11 @@ final class TieredWindowDoFn<K, V, O>
     }
   }
 
-  private void countSetupFindings() {
+  private void countWorkerFindings() {
+    long failedPurges = IoScheduler.shared().takeFailedRetries();
+    if (failedPurges > 0) {
+      PURGE_FAILURES.inc(failedPurges);
+    }
     if (unreadableRecordsToCount > 0 || recordListFailuresToCount > 0) {
       UNREADABLE_PURGE_RECORDS.inc(unreadableRecordsToCount);
       PURGE_RECORD_LIST_FAILURES.inc(recordListFailuresToCount);
@@ -252,7 +259,7 @@ final class TieredWindowDoFn<K, V, O>
       @TimerId(FIRE) Timer fire,
       @TimerId(PURGE) Timer purge,
       MultiOutputReceiver out) {
-    countSetupFindings();
+    countWorkerFindings();
     progressState.readLater();
     memorySize.readLater();
     K key = element.getKey().getKey();
@@ -341,7 +348,7 @@ final class TieredWindowDoFn<K, V, O>
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
       @TimerId(FIRE) Timer fire,
       MultiOutputReceiver out) {
-    countSetupFindings();
+    countWorkerFindings();
     readAllLater(memory, memorySize, manifest, progressState);
     BoundedWindow window = keyAndWindow.getValue();
     long expiry =
@@ -365,7 +372,7 @@ final class TieredWindowDoFn<K, V, O>
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
       @TimerId(PURGE) Timer purge,
       MultiOutputReceiver out) {
-    countSetupFindings();
+    countWorkerFindings();
     readAllLater(memory, memorySize, manifest, progressState);
     K key = keyAndWindow.getKey();
     BoundedWindow window = keyAndWindow.getValue();

@@ -12,6 +12,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The I/O of tiered window state, one per JVM (Aion, Section 4): a few I/O threads that take block
@@ -59,6 +61,10 @@ public final class IoScheduler implements AutoCloseable {
     }
   }
 
+  private static final Logger LOG = LoggerFactory.getLogger(IoScheduler.class);
+  static final long FIRST_RETRY_MILLIS = 100;
+  static final long LONGEST_RETRY_MILLIS = 60_000;
+
   private static final Queued STOP = new Queued(Priority.DESTAGE, Long.MAX_VALUE, () -> {});
 
   private final PriorityBlockingQueue<Queued> queue = new PriorityBlockingQueue<>();
@@ -73,6 +79,7 @@ public final class IoScheduler implements AutoCloseable {
             return t;
           });
   private final Set<String> waiting = ConcurrentHashMap.newKeySet();
+  private final AtomicLong failedRetries = new AtomicLong();
   private boolean closed; // guarded by this
 
   IoScheduler(int threads) {
@@ -139,24 +146,61 @@ public final class IoScheduler implements AutoCloseable {
 
   /**
    * Queues {@code action} as {@link Priority#DESTAGE} I/O after a delay, unless an action of the
-   * same {@code id} is already waiting or running (then it returns false and does nothing). The id
-   * is free again once the action has run, successfully or not.
+   * same {@code id} is already waiting or running (then it returns false and does nothing). An
+   * action that fails is counted ({@link #takeFailedRetries}) and run again after a backoff that
+   * doubles from {@value #FIRST_RETRY_MILLIS} ms up to {@value #LONGEST_RETRY_MILLIS} ms, until it
+   * succeeds or the scheduler closes; the id is free again once it has succeeded.
    */
   public boolean afterDelayOnce(String id, long delayMillis, IoTask<?> action) {
     if (!waiting.add(id)) {
       return false;
     }
-    afterDelay(
-        delayMillis,
-        () -> {
-          try {
-            io(Priority.DESTAGE, action).whenComplete((ignored, failure) -> waiting.remove(id));
-          } catch (RejectedExecutionException e) {
-            waiting.remove(id);
-            throw e;
-          }
-        });
+    attempt(id, delayMillis, action, FIRST_RETRY_MILLIS);
     return true;
+  }
+
+  private void attempt(String id, long delayMillis, IoTask<?> action, long retryMillis) {
+    try {
+      afterDelay(
+          delayMillis,
+          () -> {
+            try {
+              io(Priority.DESTAGE, action)
+                  .whenComplete(
+                      (ignored, failure) -> {
+                        if (failure == null) {
+                          waiting.remove(id);
+                          return;
+                        }
+                        failedRetries.incrementAndGet();
+                        LOG.warn(
+                            "Delayed I/O {} failed; trying again in {} ms: {}",
+                            id,
+                            retryMillis,
+                            failure.toString());
+                        attempt(
+                            id,
+                            retryMillis,
+                            action,
+                            Math.min(LONGEST_RETRY_MILLIS, retryMillis * 2));
+                      });
+            } catch (RejectedExecutionException e) {
+              waiting.remove(id);
+              throw e;
+            }
+          });
+    } catch (RejectedExecutionException closed) {
+      waiting.remove(id); // the delayer has stopped: nothing more runs here
+    }
+  }
+
+  /**
+   * How many delayed actions failed (each failure is retried) since the last call: for a metric of
+   * whichever step reads it; resets the count.
+   */
+  public long takeFailedRetries() {
+    // A read first: this is asked on every element, and failures are rare.
+    return failedRetries.get() == 0 ? 0 : failedRetries.getAndSet(0);
   }
 
   /** I/O tasks queued or running. */

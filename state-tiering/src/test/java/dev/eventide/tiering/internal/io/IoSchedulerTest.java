@@ -1,10 +1,12 @@
 package dev.eventide.tiering.internal.io;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.eventide.testing.waits.Await;
 import dev.eventide.tiering.internal.io.IoScheduler.Priority;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -15,6 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -67,6 +70,39 @@ class IoSchedulerTest {
     ExecutionException e =
         assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
     assertEquals("disk full", e.getCause().getMessage());
+  }
+
+  /**
+   * A delayed action that fails (a purge whose store is briefly unreachable) runs again, with a
+   * growing backoff, until it succeeds; each failure is counted once, and the id stays taken until
+   * then, so a second request for it does not run it twice.
+   */
+  @Test
+  void aFailedDelayedActionIsRetriedUntilItSucceedsAndCounted() throws Exception {
+    AtomicInteger attempts = new AtomicInteger();
+    CountDownLatch succeeded = new CountDownLatch(1);
+    assertTrue(
+        scheduler.afterDelayOnce(
+            "purge",
+            0,
+            () -> {
+              if (attempts.incrementAndGet() <= 3) {
+                throw new IOException("store unreachable");
+              }
+              succeeded.countDown();
+              return null;
+            }));
+    assertFalse(scheduler.afterDelayOnce("purge", 0, () -> null), "already waiting");
+    // 100 + 200 + 400 ms of backoff
+    assertTrue(succeeded.await(1, TimeUnit.MINUTES), "attempts so far: " + attempts.get());
+    assertEquals(4, attempts.get());
+    assertEquals(3, scheduler.takeFailedRetries());
+    assertEquals(0, scheduler.takeFailedRetries(), "taken");
+    Await.until(
+        "the id free again after the success",
+        java.time.Duration.ofMinutes(1),
+        () -> scheduler.afterDelayOnce("purge", 0, () -> null),
+        free -> free);
   }
 
   @Test

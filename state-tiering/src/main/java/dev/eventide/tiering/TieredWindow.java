@@ -71,9 +71,10 @@ import org.joda.time.Duration;
  * kept per key and window in the global window, so the watermark after this transform is held where
  * a windowed {@code GroupByKey} holds it (at the end of windows whose on-time pane is still to
  * fire, and while a late pane is pending), never for the allowed lateness; the results' windowing
- * carries the allowed lateness and accumulating panes, so a downstream {@code Window.into} keeps
- * the late panes as late data. Metric {@value TieringMetrics#WINDOWS_HOLDING_STATE} counts the keys
- * and windows holding state.
+ * carries the allowed lateness, accumulating panes and on-time panes only when non-empty, so a
+ * downstream {@code Window.into} keeps the late panes as late data (and, on Flink, fires no empty
+ * on-time pane for the last windows of a stream). Metric {@value
+ * TieringMetrics#WINDOWS_HOLDING_STATE} counts the keys and windows holding state.
  *
  * <p>A block is durable before Beam state names it, so a runner that restores a checkpoint finds
  * every block its state names, as long as blocks are not purged between the checkpoint and the
@@ -555,9 +556,14 @@ public abstract class TieredWindow<K, V, O>
 
   @SuppressWarnings("unchecked")
   private WindowingStrategy<?, ?> resultWindowing() {
+    // An on-time pane only if non-empty: on Flink a downstream GroupByKey whose input watermark
+    // passes a window's end and its expiry in one step (this step's holds can make it do so at the
+    // end of the input) fires that window twice, the second time empty, unless told not to
+    // (docs/decisions/tiered-window-downstream-differential-on-flink.md).
     return WindowingStrategy.of((WindowFn<Object, BoundedWindow>) windowFn())
         .withAllowedLateness(allowedLateness())
-        .withMode(WindowingStrategy.AccumulationMode.ACCUMULATING_FIRED_PANES);
+        .withMode(WindowingStrategy.AccumulationMode.ACCUMULATING_FIRED_PANES)
+        .withOnTimeBehavior(Window.OnTimeBehavior.FIRE_IF_NON_EMPTY);
   }
 
   private LatenessGate.Settings gateSettings() {

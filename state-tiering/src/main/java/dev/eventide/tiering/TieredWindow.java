@@ -290,13 +290,14 @@ public abstract class TieredWindow<K, V, O>
   }
 
   /**
-   * How long a window's blocks stay in the store after the end of its allowed lateness (default 0:
-   * deleted at once). On a runner that restores checkpoints (Flink), make it longer than a
-   * checkpoint interval plus the time to recover, or a window restored from a checkpoint taken
-   * before its purge finds its blocks gone (and the job fails saying which block is missing). A
-   * delayed purge is recorded in the block store before it is scheduled: a worker that starts this
-   * step (after a failure, a restore or a rescale) performs the purges that a stopped one left, at
-   * their deadlines.
+   * How long a window's blocks stay in the store after its purge (default 0: deleted at once). On
+   * Flink with exactly-once checkpoints, the purge itself waits until a checkpoint in which the
+   * window is cleared has completed, so a job restored from its latest checkpoint finds every block
+   * its state names, whatever the delay; the delay covers restores from older checkpoints or
+   * savepoints taken up to that long before. A delayed purge is recorded in the block store before
+   * it is scheduled: a worker that starts this step (after a failure, a restore or a rescale)
+   * performs the purges that a stopped one left, at their deadlines. See
+   * docs/tiered-window-purges.md.
    */
   public TieredWindow<K, V, O> withPurgeDelay(Duration delay) {
     if (delay == null || delay.isShorterThan(Duration.ZERO)) {
@@ -534,7 +535,14 @@ public abstract class TieredWindow<K, V, O>
                         settings, gated, function(), keyCoder, valueCoder, windowCoder))
                 .withOutputTags(
                     TieredWindowDoFn.<K, O>results(),
-                    TupleTagList.of(LatenessGate.<K, V>deadLetters())));
+                    TupleTagList.of(LatenessGate.<K, V>deadLetters())
+                        .and(TieredWindowDoFn.purges())));
+    fired
+        .get(TieredWindowDoFn.purges())
+        .setCoder(PurgeBlocksFn.coder())
+        .apply(
+            "Purge blocks",
+            ParDo.of(PurgeBlocksFn.forRunner(settings, input.getPipeline().getOptions())));
     // The results are in the user's windows, with the allowed lateness a windowed GroupByKey
     // would carry, so that a window downstream keeps their late panes.
     PCollection<KV<K, O>> results =

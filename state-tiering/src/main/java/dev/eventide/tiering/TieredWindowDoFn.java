@@ -38,8 +38,6 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.TupleTag;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The stateful DoFn behind {@code TieredWindow}. Its input is keyed by the user's key and one
@@ -61,10 +59,10 @@ import org.slf4j.LoggerFactory;
  *       downstream. The first late value of a destaged window pre-stages its blocks: a learned Δt
  *       before the next watermark advance is expected ({@link PrestagePlanner}), or at once.
  *   <li>The {@code purge} timer, at the end of the window's cleanup bound (the allowed lateness, or
- *       what predictive cleanup set), fires a pending pane as the last one and deletes the window's
- *       state and blocks, at once or after the purge delay. A delayed purge is recorded in the
- *       block store before it is scheduled: a worker that starts this step performs the purges a
- *       stopped worker left, at their deadlines.
+ *       what predictive cleanup set), fires a pending pane as the last one and clears the window's
+ *       state. Its blocks are not deleted here but by {@link PurgeBlocksFn}, to which a window with
+ *       blocks sends them (the {@link #purges()} output): on a runner that restores checkpoints,
+ *       only once a checkpoint in which the window is cleared has completed.
  *   <li>A window purged before the end of its allowed lateness keeps a marker until then (the
  *       {@code purge} timer again, holding nothing), which makes any value still reaching it a dead
  *       letter. Flink does not checkpoint watermarks: a job restored from a checkpoint reads on at
@@ -97,7 +95,6 @@ final class TieredWindowDoFn<K, V, O>
   private static final Counter BYTES_DESTAGED = Metrics.counter(METRICS, "bytesDestaged");
   private static final Counter BYTES_STAGED = Metrics.counter(METRICS, "bytesStaged");
   private static final Counter BLOCKS_WRITTEN = Metrics.counter(METRICS, "blocksWritten");
-  private static final Counter BLOCKS_PURGED = Metrics.counter(METRICS, "blocksPurged");
   private static final Counter PRESTAGE_HITS = Metrics.counter(METRICS, "prestageHits");
   private static final Counter PRESTAGE_MISSES = Metrics.counter(METRICS, "prestageMisses");
   private static final Counter IO_WAIT_MILLIS = Metrics.counter(METRICS, "firingIoWaitMillis");
@@ -110,16 +107,6 @@ final class TieredWindowDoFn<K, V, O>
   private static final Distribution MEMORY_BUCKET_BYTES =
       Metrics.distribution(METRICS, "memoryBucketBytes");
   private static final Counter DEAD_LETTERS = Metrics.counter(METRICS, "deadLetters");
-  // Purge records a worker skipped at its start because it could not read them (logged by name,
-  // once per worker JVM), and starts at which the records could not be listed.
-  private static final Counter UNREADABLE_PURGE_RECORDS =
-      Metrics.counter(METRICS, "purgeRecordsUnreadable");
-  private static final Counter PURGE_RECORD_LIST_FAILURES =
-      Metrics.counter(METRICS, "purgeRecordListFailures");
-  // Delayed purges of this worker that failed and were scheduled again (I/O threads count them;
-  // the next callback of any TieredWindow step on the worker reports them).
-  private static final Counter PURGE_FAILURES = Metrics.counter(METRICS, "purgeFailures");
-  private static final Logger LOG = LoggerFactory.getLogger(TieredWindowDoFn.class);
   private static final Counter DROPPED = Metrics.counter(METRICS, "droppedLateValues");
   private static final Counter WINDOWS =
       Metrics.counter(METRICS, TieringMetrics.WINDOWS_HOLDING_STATE);
@@ -127,6 +114,11 @@ final class TieredWindowDoFn<K, V, O>
   /** The main output: the window function's results. */
   static <K, O> TupleTag<KV<K, O>> results() {
     return new TupleTag<>("results");
+  }
+
+  /** The purges of windows that had blocks: their owner and blocks, for {@link PurgeBlocksFn}. */
+  static TupleTag<KV<String, List<String>>> purges() {
+    return new TupleTag<>("purges");
   }
 
   private final TupleTag<KV<K, O>> resultsTag = results();
@@ -169,9 +161,6 @@ final class TieredWindowDoFn<K, V, O>
 
   private transient TieredIo io;
   private transient PrestagePlanner planner;
-  // Found in setup, where a runner may have no metrics container; counted in the first callback.
-  private transient int unreadableRecordsToCount;
-  private transient int recordListFailuresToCount;
 
   TieredWindowDoFn(
       Settings settings,
@@ -205,41 +194,6 @@ final class TieredWindowDoFn<K, V, O>
     BlockStore store = BlockStores.open(settings.storeUri());
     io = new TieredIo(store, IoScheduler.shared(), StagingArea.shared());
     planner = new PrestagePlanner();
-    // A worker before this one may have stopped with delayed purges still to do (also a run of
-    // this step with another purge delay: a job restored with its delay set to 0). Nothing found
-    // here stops the step from starting: a record left in the store waits for the next start.
-    try {
-      TieredIo.Resumed resumed = io.resumePurges(purgeRecords());
-      for (String record : resumed.unreadable()) {
-        LOG.warn(
-            "TieredWindow {} skipped a purge record it cannot read in block store {}: {}",
-            settings.stepName(),
-            settings.storeUri(),
-            record);
-      }
-      unreadableRecordsToCount = resumed.unreadable().size();
-    } catch (IOException e) {
-      LOG.warn(
-          "TieredWindow {} could not list its purge records in block store {}; they stay there for"
-              + " the next worker that starts the step: {}",
-          settings.stepName(),
-          settings.storeUri(),
-          e.toString());
-      recordListFailuresToCount = 1;
-    }
-  }
-
-  private void countWorkerFindings() {
-    long failedPurges = IoScheduler.shared().takeFailedRetries();
-    if (failedPurges > 0) {
-      PURGE_FAILURES.inc(failedPurges);
-    }
-    if (unreadableRecordsToCount > 0 || recordListFailuresToCount > 0) {
-      UNREADABLE_PURGE_RECORDS.inc(unreadableRecordsToCount);
-      PURGE_RECORD_LIST_FAILURES.inc(recordListFailuresToCount);
-      unreadableRecordsToCount = 0;
-      recordListFailuresToCount = 0;
-    }
   }
 
   @Teardown
@@ -259,7 +213,6 @@ final class TieredWindowDoFn<K, V, O>
       @TimerId(FIRE) Timer fire,
       @TimerId(PURGE) Timer purge,
       MultiOutputReceiver out) {
-    countWorkerFindings();
     progressState.readLater();
     memorySize.readLater();
     K key = element.getKey().getKey();
@@ -348,7 +301,6 @@ final class TieredWindowDoFn<K, V, O>
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
       @TimerId(FIRE) Timer fire,
       MultiOutputReceiver out) {
-    countWorkerFindings();
     readAllLater(memory, memorySize, manifest, progressState);
     BoundedWindow window = keyAndWindow.getValue();
     long expiry =
@@ -372,7 +324,6 @@ final class TieredWindowDoFn<K, V, O>
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
       @TimerId(PURGE) Timer purge,
       MultiOutputReceiver out) {
-    countWorkerFindings();
     readAllLater(memory, memorySize, manifest, progressState);
     K key = keyAndWindow.getKey();
     BoundedWindow window = keyAndWindow.getValue();
@@ -385,25 +336,13 @@ final class TieredWindowDoFn<K, V, O>
     BeamBagState state = new BeamBagState(memory, memorySize, manifest);
     // Timers due at once may fire in any order: a pending pane goes out before the purge.
     fireIfPending(key, window, state, progressState, true, out.get(resultsTag));
-    TieredBag<V> bag = bag(key, window, state, Priority.DESTAGE);
-    if (settings.purgeDelay().getMillis() > 0) {
-      BLOCKS_PURGED.inc(bag.blocks().size());
-      try {
-        io.purgeLater(
-            purgeRecords(), owner(key, window), bag.blocks(), settings.purgeDelay().getMillis());
-      } catch (IOException e) {
-        throw failure("could not record the purge of", key, window, e);
-      }
-      state.clearManifest();
-      state.clearMemory();
-    } else {
-      try {
-        bag.clear();
-        bag.collectGarbage();
-      } catch (IOException e) {
-        throw failure("could not purge", key, window, e);
-      }
+    List<BlockName> blocks = state.manifest();
+    if (!blocks.isEmpty()) {
+      out.get(purges())
+          .output(KV.of(owner(key, window), blocks.stream().map(BlockName::path).toList()));
     }
+    state.clearManifest();
+    state.clearMemory();
     long end = window.maxTimestamp().getMillis();
     long allowed = LatenessGate.expiry(end, settings.allowedLateness().getMillis());
     // (Empty if the runner cleared it already: Flink does at the end of a bounded input.)
@@ -488,11 +427,6 @@ final class TieredWindowDoFn<K, V, O>
         new TieredBag.Limits(settings.memoryElements(), settings.memoryBytes()));
   }
 
-  /** The owner of this step's purge records: not a window's ({@code stepName/key/window}). */
-  private String purgeRecords() {
-    return "purges of " + settings.stepName();
-  }
-
   /**
    * The owner of a key's window blocks: the step's name, key and window. Derived from names alone,
    * so a job restored from a savepoint or updated in place owns (and purges) the blocks that the
@@ -557,7 +491,7 @@ final class TieredWindowDoFn<K, V, O>
 
         @Override
         public void deleted(int blocks) {
-          BLOCKS_PURGED.inc(blocks);
+          // Never: blocks are deleted by PurgeBlocksFn, which counts them.
         }
       };
 }

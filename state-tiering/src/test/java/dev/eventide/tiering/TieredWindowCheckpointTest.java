@@ -9,10 +9,13 @@ import dev.eventide.generators.LateEventSource;
 import dev.eventide.generators.LatenessDistribution;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.tiering.TieredVsNative.Summary;
+import dev.eventide.tiering.store.TestStoreProvider;
+import dev.eventide.tiering.store.TestStoreProvider.CrashAfterDeleteStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -112,19 +115,9 @@ class TieredWindowCheckpointTest {
   }
 
   private void runAndFailOnce(boolean predictive) {
-    // Lateness of at most two windows and three allowed: no event is dropped, whatever the timing.
     // The source holds before the failing event until a checkpoint covers the events before it:
     // the restore is from mid-run on a machine of any speed, with no wall-clock pacing.
-    LateEventGenerator events =
-        LateEventGenerator.builder()
-            .setEvents(600)
-            .setEventsPerWindow(40)
-            .setWatermarkPeriod(Duration.standardSeconds(5))
-            .setKeys(3)
-            .setLateFraction(0.5)
-            .setLateness(LatenessDistribution.uniform(0, 2))
-            .setSeed(9)
-            .build();
+    LateEventGenerator events = generator();
     FlinkPipelineOptions options =
         TieredVsNative.options(TestRunner.FLINK).as(FlinkPipelineOptions.class);
     options.setCheckpointingInterval(100L);
@@ -154,6 +147,67 @@ class TieredWindowCheckpointTest {
 
     assertEquals(
         2, FAILURES.get(), "the task failed once, and saw event 450 again after restoring");
+    assertEveryEventIsInAFinalResultOrADeadLetter(events);
+  }
+
+  /**
+   * The dangerous order: a worker dies right after a purge deleted a window's blocks, before a
+   * checkpoint records the purge, and no purge delay protects them. The job restores a checkpoint
+   * in which the window's state still names its blocks, and replays the events after it. Blocks are
+   * deleted only once a checkpoint in which their window is cleared has completed, so that
+   * checkpoint is the one restored: the job recovers with every window's final result, and the
+   * store ends empty.
+   */
+  @Test
+  void aWorkerThatDiesRightAfterAPurgeRecoversAndTheStoreEndsEmpty() {
+    LateEventGenerator events = generator();
+    FlinkPipelineOptions options =
+        TieredVsNative.options(TestRunner.FLINK).as(FlinkPipelineOptions.class);
+    options.setCheckpointingInterval(2_000L);
+    options.setNumberOfExecutionRetries(2);
+    options.setExecutionRetryDelay(100L);
+    String store = "test:crash-" + UUID.randomUUID() + "?crashAfterDelete=true";
+
+    Pipeline p = Pipeline.create(options);
+    // A checkpoint covers the first 100 events, before any window has expired.
+    // Lateness up to the allowed lateness: late events reach the windows until they expire.
+    TieredWindow.Result<Integer, Long, String> result =
+        TieredVsNative.keyed(
+                p.apply(
+                    LateEventSource.heldUntilCheckpoint(events, UUID.randomUUID().toString(), 100)))
+            .apply(
+                TieredWindow.of(FixedWindows.of(WINDOW), new Summary())
+                    .withAllowedLateness(WINDOW.multipliedBy(2))
+                    .withStore(store)
+                    .withMemoryBucket(0, 1 << 20)
+                    .withPurgeDelay(Duration.ZERO)
+                    .withDeadLetters());
+    result.results().apply(ParDo.of(new KeepFinal()));
+    result.deadLetters().apply(ParDo.of(new KeepDead()));
+    p.run().waitUntilFinish();
+
+    CrashAfterDeleteStore blocks = (CrashAfterDeleteStore) TestStoreProvider.opened(store);
+    assertTrue(blocks.crashed(), "the store failed its caller right after a delete");
+    assertEveryEventIsInAFinalResultOrADeadLetter(events);
+    assertEquals(Set.of(), blocks.held(), "blocks left in the store");
+  }
+
+  /**
+   * Lateness of at most two windows and three allowed: no event is dropped, whatever the timing.
+   */
+  private static LateEventGenerator generator() {
+    return LateEventGenerator.builder()
+        .setEvents(600)
+        .setEventsPerWindow(40)
+        .setWatermarkPeriod(Duration.standardSeconds(5))
+        .setKeys(3)
+        .setLateFraction(0.5)
+        .setLateness(LatenessDistribution.uniform(0, 2))
+        .setSeed(9)
+        .build();
+  }
+
+  private static void assertEveryEventIsInAFinalResultOrADeadLetter(LateEventGenerator events) {
     Map<String, List<Long>> expected = new TreeMap<>();
     for (LateEvent e : events) {
       IntervalWindow w =

@@ -233,9 +233,10 @@ final class RunCommand implements Callable<Integer> {
       paramLabel = "DURATION",
       converter = DurationConverter.class,
       description =
-          "Workloads on TieredWindow: how long it keeps a window's blocks after its lateness ends"
-              + " (default: 0s, or 1m when the runner options enable checkpointing, so that a job"
-              + " restored from a checkpoint still finds them).")
+          "Workloads on TieredWindow: how long it keeps a window's blocks after its purge"
+              + " (default: 0s). On Flink with checkpoints they go only once a checkpoint without"
+              + " the window completes; a delay keeps them for restores from older checkpoints or"
+              + " savepoints.")
   Duration purgeDelay;
 
   @Option(
@@ -339,7 +340,7 @@ final class RunCommand implements Callable<Integer> {
             allowedLateness,
             nativeWindowing,
             blockStore,
-            purgeDelay != null ? purgeDelay : defaultPurgeDelay(options),
+            purgeDelay != null ? purgeDelay : Duration.ZERO,
             outputDirectory.toAbsolutePath().toString());
     if (faultDrillAt != null) {
       settings = settings.withFaultDrillAt(faultDrillAt);
@@ -396,7 +397,7 @@ final class RunCommand implements Callable<Integer> {
     Path outputDirectory = prepareOutput();
     options.setJobName("eventide-" + workload + "-" + System.currentTimeMillis());
     String blockStore = blockStore(outputDirectory);
-    Duration purge = purgeDelay != null ? purgeDelay : defaultPurgeDelay(options);
+    Duration purge = purgeDelay != null ? purgeDelay : Duration.ZERO;
     String directory = outputDirectory.toAbsolutePath().toString();
     Pipeline pipeline = Pipeline.create(options);
     List<String> outputs;
@@ -623,11 +624,6 @@ final class RunCommand implements Callable<Integer> {
     return report.allAgree() ? 0 : 1;
   }
 
-  /** Blocks must outlive a checkpoint interval plus a recovery, or a restored job misses them. */
-  private static Duration defaultPurgeDelay(PipelineOptions options) {
-    return checkpointed(options) ? CHECKPOINTED_PURGE_DELAY : Duration.ZERO;
-  }
-
   private static boolean checkpointed(PipelineOptions options) {
     if (options.getRunner().getSimpleName().equals("DirectRunner")) {
       return false;
@@ -635,8 +631,6 @@ final class RunCommand implements Callable<Integer> {
     Long interval = options.as(FlinkPipelineOptions.class).getCheckpointingInterval();
     return interval != null && interval > 0;
   }
-
-  private static final Duration CHECKPOINTED_PURGE_DELAY = Duration.standardMinutes(1);
 
   private boolean aionWorkload() {
     return workload == Workload.AVERAGE || workload == Workload.BIGRAMS;

@@ -211,16 +211,15 @@ class FlinkClusterIT {
 
   /**
    * A checkpointed job (TieredWindow with its block directory shared by both TaskManagers, RocksDB
-   * state, a checkpoint every 500 ms, blocks kept a minute after their window's purge) loses its
-   * TaskManager once windows have been purged and a checkpoint has been taken after that: Flink
-   * restarts it from a checkpoint on the other TaskManager, and every window's final result is the
-   * DirectRunner's. The purges the killed TaskManager was still waiting to perform are recorded in
-   * the store, so the other performs them: once the last purge delay is over, no block is left
-   * (without the records, those windows' blocks stayed for ever: the restored state has them purged
-   * already). The job is a fault drill ({@code --fault-drill-at}): its stream stands still near its
-   * end until the job restarts, so it cannot end before the kill however slow the machine. (Before
-   * TieredWindow's blocks outlived a checkpoint by default, this failed: a window purged after the
-   * checkpoint was restored without its blocks.)
+   * state, a checkpoint every 500 ms, no purge delay) loses its TaskManager right after windows
+   * were purged, whether or not a checkpoint completed since, and restarts more slowly than the
+   * purge delay: Flink restores a checkpoint on the other TaskManager, in which those windows may
+   * still name their blocks, and every window's final result is the DirectRunner's, because blocks
+   * go only once a checkpoint in which their window is cleared has completed. No block is left at
+   * the end. The job is a fault drill ({@code --fault-drill-at}): its stream stands still near its
+   * end until the job restarts, so it cannot end before the kill however slow the machine. (When
+   * purges deleted blocks as they cleared their window, this order lost blocks the restored job
+   * read.)
    */
   @Test
   @Order(Integer.MAX_VALUE) // it leaves one TaskManager
@@ -236,6 +235,7 @@ class FlinkClusterIT {
                       "fault",
                       "--config=../runner-configs/flink-cluster-checkpointed.conf",
                       "--flink-master=" + cluster.restAddress(),
+                      "--purge-delay=0s",
                       // events arrive 3,000 per 10 s: the stream stands still at watermark 80 s
                       "--fault-drill-at=25000"));
       String job = awaitRunningJob(result);
@@ -249,13 +249,6 @@ class FlinkClusterIT {
           result,
           () -> paneFiles(panes),
           files -> files.stream().anyMatch(f -> f.startsWith(pane)));
-      // the second checkpoint from now was taken after the purge
-      int completed = checkpointCount(job, "completed");
-      await(
-          "the count of completed checkpoints of job " + job + " at " + (completed + 2),
-          result,
-          () -> checkpointCount(job, "completed"),
-          count -> count >= completed + 2);
       Path store = temp.resolve("fault").resolve("blocks");
       assertThat("blocks in the store", blockFiles(store), greaterThan(0L));
       List<Integer> busy = cluster.busyTaskManagers();
@@ -274,7 +267,7 @@ class FlinkClusterIT {
           "checkpoints restored, in " + cluster.get("/jobs/" + job + "/checkpoints"),
           checkpointCount(job, "restored"),
           greaterThan(0));
-      // Every window has expired: once the last purge delay is over, no block is left.
+      // Every window has expired: once the last purge is done, no block is left.
       Await.until(
           "the count of blocks in " + store + " at 0",
           WAIT_LIMIT,

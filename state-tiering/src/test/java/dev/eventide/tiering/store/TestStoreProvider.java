@@ -9,12 +9,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Damaged stores for pipeline tests, by URI, shared by every worker thread of the test JVM: {@code
  * test:NAME?fail=0.2&delay=3&seed=7} (a {@link FaultyBlockStore} over memory), {@code
  * test:NAME?damage=true} (every block damaged once written) and {@code test:NAME?diskBytes=65536}
- * (a local store on a disk of that size).
+ * (a local store on a disk of that size) and {@code test:NAME?crashAfterDelete=true} (a store whose
+ * first delete of a window's block deletes it, then fails, as a worker that dies right after it).
  */
 public final class TestStoreProvider implements BlockStoreProvider {
   private static final Map<String, BlockStore> STORES = new ConcurrentHashMap<>();
@@ -65,6 +67,9 @@ public final class TestStoreProvider implements BlockStoreProvider {
     if (Boolean.parseBoolean(params.get("damage"))) {
       return new DamagingStore(memory);
     }
+    if (Boolean.parseBoolean(params.get("crashAfterDelete"))) {
+      return new CrashAfterDeleteStore(memory);
+    }
     return new FaultyBlockStore(
         memory,
         Long.parseLong(params.getOrDefault("seed", "1")),
@@ -99,6 +104,61 @@ public final class TestStoreProvider implements BlockStoreProvider {
     @Override
     public void delete(BlockName name) throws IOException {
       delegate.delete(name);
+    }
+
+    @Override
+    public List<BlockName> list(String owner) throws IOException {
+      return delegate.list(owner);
+    }
+
+    @Override
+    public String uri() {
+      return "test:" + delegate.uri();
+    }
+  }
+
+  /**
+   * Fails once, right after its first delete of a window's block (not a purge record's): the block
+   * is gone and the caller fails, as when a worker dies right after a purge deleted it.
+   */
+  public static final class CrashAfterDeleteStore implements BlockStore {
+    private final InMemoryBlockStore delegate;
+    private final AtomicBoolean crashed = new AtomicBoolean();
+    private final Set<BlockName> held = ConcurrentHashMap.newKeySet();
+
+    CrashAfterDeleteStore(InMemoryBlockStore delegate) {
+      this.delegate = delegate;
+    }
+
+    /** Whether it has failed its caller. */
+    public boolean crashed() {
+      return crashed.get();
+    }
+
+    /** The blocks it holds, of every owner. */
+    public Set<BlockName> held() {
+      return Set.copyOf(held);
+    }
+
+    @Override
+    public BlockName write(String owner, byte[] contents) throws IOException {
+      BlockName name = delegate.write(owner, contents);
+      held.add(name);
+      return name;
+    }
+
+    @Override
+    public byte[] read(BlockName name) throws IOException {
+      return delegate.read(name);
+    }
+
+    @Override
+    public void delete(BlockName name) throws IOException {
+      delegate.delete(name);
+      held.remove(name);
+      if (!name.owner().startsWith("purges of ") && crashed.compareAndSet(false, true)) {
+        throw new IOException("injected: the worker died right after deleting " + name);
+      }
     }
 
     @Override

@@ -177,16 +177,35 @@ public final class TieredIo {
         store.uri() + " " + name.path(),
         delay,
         () -> {
-          for (BlockName block : record.blocks()) {
-            staging.take(block);
-            store.delete(block);
-          }
-          for (BlockName block : store.list(record.owner())) {
-            store.delete(block);
-          }
+          delete(record.owner(), record.blocks());
           store.delete(name);
           return null;
         });
+  }
+
+  /**
+   * Deletes the blocks, and any other block of their owner, now (at {@link Priority#DESTAGE}),
+   * returning when they are gone.
+   *
+   * @throws IOException if a block cannot be deleted or the owner's blocks cannot be listed
+   */
+  public void purgeNow(String owner, List<BlockName> blocks) throws IOException {
+    await(
+        Priority.DESTAGE,
+        () -> {
+          delete(owner, blocks);
+          return null;
+        });
+  }
+
+  private void delete(String owner, List<BlockName> blocks) throws IOException {
+    for (BlockName block : blocks) {
+      staging.take(block);
+      store.delete(block);
+    }
+    for (BlockName block : store.list(owner)) {
+      store.delete(block);
+    }
   }
 
   /** The store as seen by work of this priority, reporting to the listener. */

@@ -1,0 +1,245 @@
+package dev.eventide.tiering;
+
+import dev.eventide.tiering.internal.io.IoScheduler;
+import dev.eventide.tiering.internal.io.StagingArea;
+import dev.eventide.tiering.internal.io.TieredIo;
+import dev.eventide.tiering.store.BlockName;
+import dev.eventide.tiering.store.BlockStores;
+import java.io.IOException;
+import java.util.List;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.ListCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.values.KV;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes the blocks of the windows that {@link TieredWindowDoFn} purged: at once, or after the
+ * purge delay, recorded in the block store first so that a worker that starts this step performs
+ * the purges a stopped worker left.
+ *
+ * <p>A purge is an element (the blocks' owner and the blocks' paths), not a deletion in the timer
+ * that clears the window's state: on a runner that restores checkpoints, the deletion must wait
+ * until a checkpoint in which the window is cleared has completed, or a job restored from the
+ * checkpoint before it would find its state naming blocks that are gone. On Flink with exactly-once
+ * checkpoints this step is {@link RequiresStableInput}: Flink's {@code BufferingDoFnRunner} keeps
+ * its input in the checkpoint and hands it over only once that checkpoint completes ({@code
+ * DoFnOperator#notifyCheckpointComplete}), and a restore from that checkpoint hands the same purges
+ * over again. Elsewhere (the DirectRunner, Flink without checkpoints, where nothing is restored but
+ * a savepoint) the purge runs once its element arrives, after the bundle that cleared the window;
+ * only the purge delay protects a restore from a savepoint taken before it.
+ */
+abstract class PurgeBlocksFn extends DoFn<KV<String, List<String>>, Void> {
+  private static final String METRICS = TieringMetrics.NAMESPACE;
+  private static final Counter BLOCKS_PURGED = Metrics.counter(METRICS, "blocksPurged");
+  // Purge records a worker skipped at its start because it could not read them (logged by name,
+  // once per worker JVM), and starts at which the records could not be listed.
+  private static final Counter UNREADABLE_PURGE_RECORDS =
+      Metrics.counter(METRICS, "purgeRecordsUnreadable");
+  private static final Counter PURGE_RECORD_LIST_FAILURES =
+      Metrics.counter(METRICS, "purgeRecordListFailures");
+  // Delayed purges of this worker that failed and were scheduled again (I/O threads count them;
+  // the next purge of any TieredWindow step on the worker reports them).
+  private static final Counter PURGE_FAILURES = Metrics.counter(METRICS, "purgeFailures");
+  private static final Logger LOG = LoggerFactory.getLogger(PurgeBlocksFn.class);
+
+  /** A purge: the owner of a window's blocks, and the blocks its state named. */
+  static Coder<KV<String, List<String>>> coder() {
+    return KvCoder.of(StringUtf8Coder.of(), ListCoder.of(StringUtf8Coder.of()));
+  }
+
+  /**
+   * The purge step for a pipeline run with these options: after the checkpoint where the runner
+   * checkpoints exactly once (Flink), else at once.
+   *
+   * <p>On Flink it also turns on {@code enableStableInputDrain}: without it, the purges still
+   * buffered when the input ends (the last windows' purges, at the final watermark) would fail the
+   * job ({@code DoFnOperator#flushData}: "There are still watermark holds left"), as they would a
+   * drain. With it they run then, before the final checkpoint.
+   */
+  static PurgeBlocksFn forRunner(TieredWindowDoFn.Settings settings, PipelineOptions options) {
+    FlinkCheckpointing flink = FlinkCheckpointing.of(options);
+    if (flink == null || !flink.exactlyOnce()) {
+      return new Now(settings);
+    }
+    flink.enableStableInputDrain();
+    return new AfterCheckpoint(settings);
+  }
+
+  private final TieredWindowDoFn.Settings settings;
+  private transient TieredIo io;
+  // Found in setup, where a runner may have no metrics container; counted in the first purge.
+  private transient int unreadableRecordsToCount;
+  private transient int recordListFailuresToCount;
+
+  private PurgeBlocksFn(TieredWindowDoFn.Settings settings) {
+    this.settings = settings;
+  }
+
+  @Setup
+  public void setup() throws IOException {
+    io =
+        new TieredIo(
+            BlockStores.open(settings.storeUri()), IoScheduler.shared(), StagingArea.shared());
+    // A worker before this one may have stopped with delayed purges still to do (also a run of
+    // this step with another purge delay: a job restored with its delay set to 0). Nothing found
+    // here stops the step from starting: a record left in the store waits for the next start.
+    try {
+      TieredIo.Resumed resumed = io.resumePurges(records(settings));
+      for (String record : resumed.unreadable()) {
+        LOG.warn(
+            "TieredWindow {} skipped a purge record it cannot read in block store {}: {}",
+            settings.stepName(),
+            settings.storeUri(),
+            record);
+      }
+      unreadableRecordsToCount = resumed.unreadable().size();
+    } catch (IOException e) {
+      LOG.warn(
+          "TieredWindow {} could not list its purge records in block store {}; they stay there for"
+              + " the next worker that starts the step: {}",
+          settings.stepName(),
+          settings.storeUri(),
+          e.toString());
+      recordListFailuresToCount = 1;
+    }
+  }
+
+  @Teardown
+  public void teardown() throws IOException {
+    if (io != null) {
+      io.store().close();
+    }
+  }
+
+  void purge(KV<String, List<String>> purge) throws IOException {
+    countWorkerFindings();
+    String owner = purge.getKey();
+    List<BlockName> blocks = purge.getValue().stream().map(BlockName::parse).toList();
+    long delay = settings.purgeDelay().getMillis();
+    try {
+      if (delay > 0) {
+        io.purgeLater(records(settings), owner, blocks, delay);
+      } else {
+        io.purgeNow(owner, blocks);
+      }
+    } catch (IOException e) {
+      throw new IOException(
+          "TieredWindow "
+              + settings.stepName()
+              + " could not "
+              + (delay > 0 ? "record the purge of " : "purge ")
+              + owner
+              + " in block store "
+              + settings.storeUri()
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+    BLOCKS_PURGED.inc(blocks.size());
+  }
+
+  private void countWorkerFindings() {
+    long failedPurges = IoScheduler.shared().takeFailedRetries();
+    if (failedPurges > 0) {
+      PURGE_FAILURES.inc(failedPurges);
+    }
+    if (unreadableRecordsToCount > 0 || recordListFailuresToCount > 0) {
+      UNREADABLE_PURGE_RECORDS.inc(unreadableRecordsToCount);
+      PURGE_RECORD_LIST_FAILURES.inc(recordListFailuresToCount);
+      unreadableRecordsToCount = 0;
+      recordListFailuresToCount = 0;
+    }
+  }
+
+  /** The owner of a step's purge records: not a window's ({@code stepName/key/window}). */
+  static String records(TieredWindowDoFn.Settings settings) {
+    return "purges of " + settings.stepName();
+  }
+
+  /**
+   * The checkpointing options of a pipeline run by the Flink runner, read and set by name: this
+   * module does not depend on the runner. Flink's {@code DoFnOperator} refuses a stable-input step
+   * without checkpoints or with at-least-once ones, so the purge step asks for it only with
+   * exactly-once checkpoints.
+   */
+  private record FlinkCheckpointing(Class<? extends PipelineOptions> type, PipelineOptions view) {
+    static FlinkCheckpointing of(PipelineOptions options) {
+      if (!options.getRunner().getName().startsWith("org.apache.beam.runners.flink.")) {
+        return null;
+      }
+      try {
+        @SuppressWarnings("unchecked")
+        Class<? extends PipelineOptions> type =
+            (Class<? extends PipelineOptions>)
+                Class.forName(
+                    "org.apache.beam.runners.flink.FlinkPipelineOptions",
+                    true,
+                    options.getRunner().getClassLoader());
+        return new FlinkCheckpointing(type, options.as(type));
+      } catch (ClassNotFoundException e) {
+        throw unreadable(e);
+      }
+    }
+
+    boolean exactlyOnce() {
+      Object interval = call("getCheckpointingInterval");
+      return interval instanceof Long millis
+          && millis > 0
+          && "EXACTLY_ONCE".equals(call("getCheckpointingMode"));
+    }
+
+    void enableStableInputDrain() {
+      try {
+        type.getMethod("setEnableStableInputDrain", Boolean.class).invoke(view, true);
+      } catch (ReflectiveOperationException e) {
+        throw unreadable(e);
+      }
+    }
+
+    private Object call(String getter) {
+      try {
+        return type.getMethod(getter).invoke(view);
+      } catch (ReflectiveOperationException e) {
+        throw unreadable(e);
+      }
+    }
+
+    private static IllegalStateException unreadable(Exception e) {
+      return new IllegalStateException(
+          "TieredWindow could not read or set the checkpointing options of the Flink runner: " + e,
+          e);
+    }
+  }
+
+  /** Purges as their elements arrive. */
+  static final class Now extends PurgeBlocksFn {
+    Now(TieredWindowDoFn.Settings settings) {
+      super(settings);
+    }
+
+    @ProcessElement
+    public void process(@Element KV<String, List<String>> purge) throws IOException {
+      purge(purge);
+    }
+  }
+
+  /** Purges once the checkpoint in which their windows were cleared has completed. */
+  static final class AfterCheckpoint extends PurgeBlocksFn {
+    AfterCheckpoint(TieredWindowDoFn.Settings settings) {
+      super(settings);
+    }
+
+    @RequiresStableInput
+    @ProcessElement
+    public void process(@Element KV<String, List<String>> purge) throws IOException {
+      purge(purge);
+    }
+  }
+}

@@ -18,7 +18,8 @@ public final class TieringMetrics {
   /**
    * The counter of keys whose lateness state (cleanup schedule and lateness sample, kept when
    * {@code TieredWindow} hands out dead letters or learns its bounds) is held: up by one when a key
-   * gets it, down by one when every window of the key has expired and it is cleared.
+   * gets it, down by one when every window of the key has expired and it is cleared. Counted per
+   * attempt, like {@link #WINDOWS_HOLDING_STATE}.
    */
   public static final String GATE_KEYS_HOLDING_STATE = "gateKeysHoldingState";
 
@@ -26,6 +27,12 @@ public final class TieringMetrics {
    * The counter of (key, window) pairs whose values {@code TieredWindow} holds (Beam state and
    * blocks): up by one at a window's first value, down by one when its cleanup bound is over and it
    * is purged.
+   *
+   * <p>A counter counts what one attempt of the job did, and Flink reports the metrics of the job's
+   * last attempt: after a restart from a checkpoint, the windows restored with the state were
+   * counted by the attempt that failed, so clearing them takes this counter below 0 (as far as the
+   * number of windows restored, once all have expired). Without a restart it reads 0 once every
+   * window has expired. ({@code TieredWindowCheckpointTest} reads it after a failover.)
    */
   public static final String WINDOWS_HOLDING_STATE = "windowsHoldingState";
 

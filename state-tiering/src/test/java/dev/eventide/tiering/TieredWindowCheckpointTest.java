@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
@@ -143,11 +144,22 @@ class TieredWindowCheckpointTest {
     } else {
       input.apply(window).apply(ParDo.of(new KeepFinal()));
     }
-    p.run().waitUntilFinish();
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
 
     assertEquals(
         2, FAILURES.get(), "the task failed once, and saw event 450 again after restoring");
     assertEveryEventIsInAFinalResultOrADeadLetter(events);
+    // Flink reports the metrics of a job's last attempt: the windows (and gate keys) restored from
+    // the checkpoint were counted by the attempt that failed, and cleared by the last one.
+    assertTrue(
+        TieringMetrics.counter(result, TieringMetrics.WINDOWS_HOLDING_STATE) < 0,
+        "windows created minus windows cleared by the last attempt");
+    if (predictive) {
+      assertTrue(
+          TieringMetrics.counter(result, TieringMetrics.GATE_KEYS_HOLDING_STATE) < 0,
+          "gate keys, likewise");
+    }
   }
 
   /**

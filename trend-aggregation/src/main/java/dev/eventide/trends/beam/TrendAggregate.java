@@ -51,27 +51,35 @@ import org.joda.time.Duration;
  * watermark passes its end, in an ON_TIME pane, and the watermark after this transform is held back
  * only by windows not emitted yet.
  *
- * <p><b>Late events.</b> An event whose time was already evaluated (by the key's unit and group) is
- * late. A window's first result is in an ON_TIME pane even when all its events came behind the
- * watermark (where Beam's windowing would call that pane LATE), if the key had not evaluated that
- * far: the transform knows how far its windows are evaluated. An event whose every window has
- * expired by the watermark it arrives under is a dead letter. Within the allowed lateness (measured
- * from the end of the last window holding it) it re-evaluates every window it is in: each closed
- * one comes out again in a LATE pane with its new value (a window left without trends comes out
- * with COUNT 0 and AVG/MIN/MAX null, so the last pane is always right). Beyond it the event goes to
- * {@link Result#deadLetters()} with the reason, and so does an event lacking an attribute the
- * workload needs. With no allowed lateness (the default) every late event is a dead letter, also
- * for sliding windows still open: unlike Beam's windowing, windows of one event are evaluated
- * together.
+ * <p><b>Late events.</b> The watermark at an event's arrival decides, per window, as Beam's
+ * windowing does: the event enters each of its windows whose end plus the allowed lateness is not
+ * behind that watermark, and no other. A window it enters that has already been emitted comes out
+ * again in a LATE pane with its new value (a window left without trends comes out with COUNT 0 and
+ * AVG/MIN/MAX null, so the last pane is always right); one it enters that is still open counts it
+ * in its on-time pane, also without allowed lateness. A window that had expired keeps its last
+ * pane: it never gets another. An event that enters no window (every one has expired) goes to
+ * {@link Result#deadLetters()} with the reason, for the queries that read its type, and so does an
+ * event lacking an attribute the workload needs. For example, with {@code WITHIN 20 seconds SLIDE 5
+ * seconds} and a lateness of 20 s: B at 30 s, the watermark to 64 s, then B at 32 s and at 26 s
+ * give [15, 35 s) and [20, 40 s) one on-time pane each (COUNT 1: they expired at 55 s and 60 s),
+ * and [25, 45 s) and [30, 50 s) a LATE pane after their on-time one, with COUNT 7 and 3. Without
+ * lateness, B at 30 s, the watermark to 36 s, then B at 33 s give [15, 35 s) COUNT 1 and [20, 40
+ * s), [25, 45 s), [30, 50 s) COUNT 3, each in one on-time pane.
  *
- * <p>The events a late event may need are kept until their windows expire: in Beam state by
- * default, or, for windows too large for the state backend's memory, in a block store ({@link
- * #withRetainedEventsIn}). A key's (sharing unit and group) state is cleared once nothing is
- * pending for it: no event waiting, no open window, nothing kept for lateness. A key without state
- * counts as evaluated up to the last window end the watermark has passed, so a group seen again
- * after its state went is judged by the watermark (its first pane for a window already closed is
- * LATE). The results' windowing carries the allowed lateness and accumulating panes, as a windowed
- * {@code GroupByKey}'s does, so a window downstream keeps the LATE panes.
+ * <p>A window's first pane is ON_TIME when the window closes with a result; a window that closed
+ * without one and gets its first trend from a late event has a LATE first pane with index 0, as
+ * Beam's windowing has it.
+ *
+ * <p>The events that late events may need are kept until every window holding them has expired
+ * (without allowed lateness: until the last one has fired, at most one WITHIN of events per key):
+ * in Beam state by default, or, for windows too large for the state backend's memory, in a block
+ * store ({@link #withRetainedEventsIn}). A key's (sharing unit and group) state is cleared once
+ * nothing is pending for it: no event waiting, no open window, nothing kept for lateness. A key
+ * without state counts as evaluated up to the last window end the watermark has passed, so a group
+ * seen again after its state went is judged by the watermark. The results' windowing carries the
+ * allowed lateness and accumulating panes, as a windowed {@code GroupByKey}'s does, so a window
+ * downstream keeps the LATE panes. docs/trend-late-events.md has the rule, its examples and what it
+ * costs.
  *
  * <p>Metrics: {@link TrendMetrics}. Cost per event: about the in-process core's plus two or three
  * state appends; a batch of late events replays its windows' events.

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.beam.sdk.coders.ByteArrayCoder;
+import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.ListCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.state.BagState;
@@ -52,18 +53,20 @@ import org.joda.time.Instant;
  *   <li>{@code fire} advances the core states (one per partition of the group, in {@code core}) by
  *       the pending events up to its time, in time order, closes the windows that end by then,
  *       combines the partitions' results and emits one per query and window, in an ON_TIME pane.
- *   <li>With allowed lateness, advanced events are kept ({@link RetainedEvents}: in {@code
- *       retained}, and with a block store in blocks named by {@code retainedBlocks}) until every
- *       window holding them has expired ({@code expire} timer, which holds nothing; with blocks, a
- *       {@code cleanup} timer at the end of time deletes what is left). An event whose time is
- *       already evaluated waits in {@code late}; the next {@code fire} (set at once) rebuilds the
- *       core states from the retained events of the windows it touches and emits the changed
- *       windows in LATE panes, a window that has lost its trends with a result of no trends.
- *   <li>Later than that, the event goes to the dead letters.
+ *   <li>Advanced events are kept ({@link RetainedEvents}: in {@code retained}, and with a block
+ *       store in blocks named by {@code retainedBlocks}) until every window holding them has
+ *       expired ({@code expire} timer, which holds nothing; with blocks, a {@code cleanup} timer at
+ *       the end of time deletes what is left): without allowed lateness too, until their last
+ *       window has fired. An event whose time is already evaluated waits in {@code lateArrivals}
+ *       with the watermark it arrived under; the next {@code fire} (set at once) rebuilds the core
+ *       states from the retained events of the windows it touches, emits the closed windows it
+ *       entered (those not expired at its arrival) in LATE panes, a window that has lost its trends
+ *       with a result of no trends, and keeps the open ones, with it, for their on-time panes.
+ *   <li>An event whose windows had all expired at its arrival goes to the dead letters.
  * </ul>
  *
- * Cost: each event is appended to a bag once (twice with lateness; with a block store, written once
- * more in a block) and, if a firing sees it before it is due, filed in its slice (a slice is
+ * Cost: each event is appended to a bag twice (pending, then retained; with a block store, written
+ * once more in a block) and, if a firing sees it before it is due, filed in its slice (a slice is
  * rewritten when later arrivals join it); each firing reads the new arrivals and the slices it
  * reaches, and decodes and encodes the group's core states once: linear in the events, however far
  * ahead of the watermark the input is read. A batch of late events replays the retained events of
@@ -76,7 +79,8 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
 
   private static final String PENDING = "pending";
   private static final String PENDING_SLICES = "pendingSlices";
-  private static final String LATE = "late";
+  // Late events with the input watermark at their arrival, which decides the windows they enter.
+  private static final String LATE = "lateArrivals";
   private static final String RETAINED = "retained";
   private static final String RETAINED_BLOCKS = "retainedBlocks";
   private static final String CORE = "core";
@@ -95,7 +99,8 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       StateSpecs.map(VarLongCoder.of(), ListCoder.of(EventCoder.of()));
 
   @StateId(LATE)
-  private final StateSpec<BagState<Event>> lateSpec = StateSpecs.bag(EventCoder.of());
+  private final StateSpec<BagState<KV<Long, Event>>> lateSpec =
+      StateSpecs.bag(KvCoder.of(VarLongCoder.of(), EventCoder.of()));
 
   @StateId(RETAINED)
   private final StateSpec<BagState<Event>> retainedSpec = StateSpecs.bag(EventCoder.of());
@@ -166,7 +171,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   public void process(
       @Element KV<String, Event> element,
       @StateId(PENDING) BagState<Event> pending,
-      @StateId(LATE) BagState<Event> late,
+      @StateId(LATE) BagState<KV<Long, Event>> late,
       @StateId(PROGRESS) ValueState<Progress> progress,
       @TimerId(FIRE) Timer fire,
       MultiOutputReceiver out) {
@@ -179,17 +184,20 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       // A key without state (new, or cleared once nothing was pending) stands where a key that
       // fired at every window end would: evaluated up to the last window end the watermark has
       // passed, expired up to the watermark. A cleared key thus never re-emits an expired window.
-      long within = plan.within(unit);
-      long slide = plan.slide(unit);
-      p.evaluatedUpTo = Math.floorDiv(watermark - within, slide) * slide + within - 1;
+      p.evaluatedUpTo = lastEndPassed(unit, watermark);
       p.expiredUpTo = watermark - 1;
+    } else if (p.fireAt == Progress.NONE) {
+      // No window open and nothing pending (only events kept for lateness): no timer has moved the
+      // key on since. It catches up likewise, so that the windows this event is in that the
+      // watermark has closed are re-evaluated (if not expired), never fired on time with it.
+      p.evaluatedUpTo = Math.max(p.evaluatedUpTo, lastEndPassed(unit, watermark));
     }
     long t = e.time();
     boolean evaluated = t <= p.evaluatedUpTo;
     // Beam's rule: every window holding t has expired once the watermark passed its end plus the
     // allowed lateness (the key's timers may not have seen that watermark yet).
     boolean expiredByWatermark = expiry(unit, t) < watermark;
-    if ((evaluated && lateness == 0) || expiredByWatermark || expired(unit, t, p)) {
+    if (expiredByWatermark || expired(unit, t, p)) {
       deadLetter(out, e, unit, t);
       return;
     }
@@ -198,7 +206,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     }
     if (evaluated) {
       TrendMetrics.LATE_EVENTS.inc();
-      late.add(e);
+      late.add(KV.of(watermark, e));
       schedule(p, p.evaluatedUpTo, t, fire, progress);
     } else {
       pending.add(e);
@@ -212,7 +220,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @Key String key,
       @StateId(PENDING) BagState<Event> pendingState,
       @StateId(PENDING_SLICES) MapState<Long, List<Event>> pendingSlices,
-      @StateId(LATE) BagState<Event> lateState,
+      @StateId(LATE) BagState<KV<Long, Event>> lateState,
       @StateId(RETAINED) BagState<Event> retainedState,
       @StateId(RETAINED_BLOCKS) ValueState<List<RetainedEvents.Block>> retainedBlocks,
       @StateId(CORE) ValueState<List<byte[]>> coreState,
@@ -229,15 +237,13 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     PendingEvents pending = new PendingEvents(pendingState, pendingSlices, p, plan.slide(unit));
     pending.readLater(t);
     RetainedEvents retained = retained(key, retainedState, retainedBlocks, p);
-    if (lateness > 0) {
-      retained.readLater();
-    }
+    retained.readLater();
     p.fireAt = Progress.NONE;
     p.holdAt = Progress.NONE;
     Counters counters = new Counters();
     Map<List<Object>, TrendState> states = decode(coreState.read());
 
-    List<Event> late = list(lateState.read());
+    List<KV<Long, Event>> late = list(lateState.read());
     if (!late.isEmpty()) {
       lateState.clear();
       states = reEvaluate(unit, p, states, late, retained, expire, counters, out);
@@ -247,9 +253,9 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     if (!due.isEmpty()) {
       due.sort(Comparator.comparingLong(Event::time));
       advance(unit, states, due, counters);
-      if (lateness > 0) {
-        retain(unit, due, retained, p, expire);
-      }
+      // Kept until every window holding them has expired, also without lateness: a late event
+      // still enters the windows that are open at its arrival, rebuilt from these.
+      retain(unit, due, retained, p, expire);
     }
     p.evaluatedUpTo = Math.max(p.evaluatedUpTo, t);
     if (p.expireAfterFire) {
@@ -308,7 +314,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @StateId(PROGRESS) ValueState<Progress> progress,
       @StateId(PENDING) BagState<Event> pendingState,
       @StateId(PENDING_SLICES) MapState<Long, List<Event>> pendingSlices,
-      @StateId(LATE) BagState<Event> lateState,
+      @StateId(LATE) BagState<KV<Long, Event>> lateState,
       @StateId(CORE) ValueState<List<byte[]>> coreState,
       @TimerId(EXPIRE) Timer expire,
       @TimerId(CLEANUP) Timer cleanup) {
@@ -401,7 +407,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   private static void clear(
       BagState<Event> pending,
       MapState<Long, List<Event>> pendingSlices,
-      BagState<Event> late,
+      BagState<KV<Long, Event>> late,
       BagState<Event> retained,
       ValueState<List<RetainedEvents.Block>> retainedBlocks,
       ValueState<List<byte[]>> core,
@@ -441,18 +447,21 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       int unit,
       Progress p,
       Map<List<Object>, TrendState> current,
-      List<Event> late,
+      List<KV<Long, Event>> late,
       RetainedEvents retained,
       Timer expire,
       Counters counters,
       MultiOutputReceiver out) {
     long horizon = horizon(p);
     List<Event> accepted = new ArrayList<>();
-    for (Event e : late) {
+    List<KV<Long, Event>> acceptedArrivals = new ArrayList<>();
+    for (KV<Long, Event> arrival : late) {
+      Event e = arrival.getValue();
       if (expired(unit, e.time(), p)) {
         deadLetter(out, e, unit, e.time());
       } else {
         accepted.add(e);
+        acceptedArrivals.add(arrival);
       }
     }
     if (accepted.isEmpty()) {
@@ -467,15 +476,20 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     Map<List<Object>, TrendState> states = new LinkedHashMap<>();
     advance(unit, states, replay, counters);
     Map<Progress.PaneKey, WindowResult> closed = close(states, p.evaluatedUpTo, counters);
-    // Windows a late event is in, closed and not expired: their results changed (or vanished).
+    // Windows a late event entered (not expired at its arrival), closed and not expired since:
+    // their results changed (or vanished). A window that had expired when the event arrived keeps
+    // its result, although the rebuilt states count the event in it too.
     long within = plan.within(unit);
     long slide = plan.slide(unit);
     List<Object> group = null;
     Set<Progress.PaneKey> touched = new LinkedHashSet<>();
-    for (Event e : accepted) {
+    for (KV<Long, Event> arrival : acceptedArrivals) {
+      Event e = arrival.getValue();
+      long arrivedAt = arrival.getKey();
       for (long s = Math.floorDiv(e.time(), slide) * slide; s > e.time() - within; s -= slide) {
         long end = s + within;
-        if (end - 1 <= p.evaluatedUpTo && saturatedAdd(end - 1, lateness) > horizon) {
+        long windowExpiry = saturatedAdd(end - 1, lateness);
+        if (end - 1 <= p.evaluatedUpTo && windowExpiry >= arrivedAt && windowExpiry > horizon) {
           for (String q : plan.queryNames(unit)) {
             touched.add(new Progress.PaneKey(s, q));
           }
@@ -620,6 +634,13 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       k++;
     }
     return k * slide + within;
+  }
+
+  /** The end (minus 1 ms) of the last window of the unit that ends by the watermark. */
+  private long lastEndPassed(int unit, long watermark) {
+    long within = plan.within(unit);
+    long slide = plan.slide(unit);
+    return Math.floorDiv(watermark - within, slide) * slide + within - 1;
   }
 
   /** The end of the last window of the unit that holds time t. */

@@ -4,6 +4,7 @@ import org.apache.beam.runners.direct.DirectOptions;
 import org.apache.beam.runners.direct.DirectRunner;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.runners.flink.TestFlinkRunner;
+import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.testing.TestPipeline;
@@ -64,7 +65,7 @@ public enum TestRunner {
    * depend on the random input. Encodability stays checked; keep the immutability check in the
    * tests that first exercise a transform's {@code DoFn}s. No effect on other runners.
    */
-  public static void skipImmutabilityCheck(TestPipeline p) {
+  public static void skipImmutabilityCheck(Pipeline p) {
     p.getOptions().as(DirectOptions.class).setEnforceImmutability(false);
   }
 

@@ -13,6 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.CustomCoder;
 import org.apache.beam.sdk.coders.InstantCoder;
@@ -73,7 +74,8 @@ import org.joda.time.Instant;
  * probe. The probes tell the source through memory of this JVM: the DirectRunner and embedded Flink
  * (tested with parallelism 1). On a runner in other processes the gate never opens, and the source
  * fails after {@link #MAX_WAIT} (or {@link Builder#maxWait}) instead of hanging, naming the
- * watermark it waited for and the last one its probes saw.
+ * watermark it waited for and the last one its probes saw. On Flink it sets bundles of one element
+ * for the pipeline: Flink's Beam operators hold their output watermark while a bundle is open.
  */
 public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
   /** How long the source waits for one watermark to be observed before it fails. */
@@ -214,6 +216,14 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
   public PCollection<T> expand(PBegin input) {
     if (markers != null) {
       throw new IllegalStateException("a GatedReplay is applied once; build another");
+    }
+    PipelineOptions options = input.getPipeline().getOptions();
+    if (options.getRunner().getName().startsWith("org.apache.beam.runners.flink.")) {
+      // Beam's Flink DoFnOperator does not emit an operator's output watermark while a bundle is
+      // open (DoFnOperator#maybeEmitWatermark returns, and emits it once the bundle finishes): a
+      // step between the replay and a consumer would pass on the elements after an advance before
+      // the watermark its probe saw. A bundle of one element closes at once.
+      options.as(FlinkPipelineOptions.class).setMaxBundleSize(1L);
     }
     TupleTag<T> elements = new TupleTag<>() {};
     TupleTag<KV<Integer, Instant>> markerTag = new TupleTag<>() {};

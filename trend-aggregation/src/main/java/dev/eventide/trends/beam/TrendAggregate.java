@@ -153,7 +153,7 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
    * Blocks are filed under the workload's query names and the key, so a job restored from a
    * checkpoint or savepoint finds and deletes the blocks its earlier run wrote; give two
    * TrendAggregates of the same queries running at once different stores. Needs an allowed
-   * lateness: without one no event is kept.
+   * lateness: without one a key keeps at most one WITHIN of events, which Beam state holds.
    *
    * @throws IllegalArgumentException if the URI is not a store's or {@code memoryEvents < 0}
    */
@@ -196,7 +196,8 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
       throw new IllegalArgumentException(
           "withRetainedEventsIn("
               + retention.storeUri()
-              + ") needs withAllowedLateness(> 0): without allowed lateness no event is kept");
+              + ") needs withAllowedLateness(> 0): without allowed lateness a key keeps at most one"
+              + " WITHIN of events, in Beam state");
     }
     PCollectionTuple routed =
         events

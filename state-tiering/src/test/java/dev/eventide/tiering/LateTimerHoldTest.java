@@ -45,7 +45,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * PipelineMetricsTest} shows the count read on both, from a value it drops). (A stateful step that
  * judges lateness by its own input watermark is not such a measure: on the DirectRunner it can
  * receive an element after that watermark passed the element's window, whatever the producer does;
- * see README, "Runner facts".)
+ * see docs/testing.md, "Runner facts".)
  */
 class LateTimerHoldTest {
   private static final long WINDOW = 10_000;

@@ -51,10 +51,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * What a later windowed aggregation sees after an Aggregate-built operator, against the native
  * transform followed by Beam's lateness rule, on the DirectRunner (the runner that honours
  * TestStream watermarks exactly): a count per element in tumbling or sliding windows with the
- * operator's allowed lateness (0 or more), discarding panes. The rule README states, asserted
- * exactly: the same ON_TIME panes and the same LATE panes, where each late input comes in a batch
- * of its own (the random streams); for a batch of several late inputs, the panes the reference
- * fires when each distinct input tuple of the batch comes in a batch of its own ({@link
+ * operator's allowed lateness (0 or more), discarding panes. The rule docs/transforms.md states,
+ * asserted exactly: the same ON_TIME panes and the same LATE panes, where each late input comes in
+ * a batch of its own (the random streams); for a batch of several late inputs, the panes the
+ * reference fires when each distinct input tuple of the batch comes in a batch of its own ({@link
  * #lateInputsOfOneBatch}). X's loop is keyed by E's output, one per distinct input tuple and
  * timestamp, and the DirectRunner runs each key's work in a bundle of its own, each firing a pane
  * downstream; the reference passes a batch's outputs on in one bundle.
@@ -86,13 +86,13 @@ class DownstreamPanesTest {
   }
 
   /**
-   * Late inputs that come in one batch, the rule README states: after the operator, a batch's late
-   * outputs fire the panes the reference fires when each distinct input tuple of the batch comes in
-   * a batch of its own. Equal inputs share a pane downstream, as after the reference (the issue's
-   * smallest case: five copies of {@code 7@50} through a Filter, then a 10 ms count, one late pane
-   * of 5); the outputs of distinct inputs come in panes of their own ({@code 1@50} and {@code 5@50}
-   * through {@code x % 4}: two panes of 1 where the reference, given them together, fires one of
-   * 2).
+   * Late inputs that come in one batch, the rule docs/transforms.md states: after the operator, a
+   * batch's late outputs fire the panes the reference fires when each distinct input tuple of the
+   * batch comes in a batch of its own. Equal inputs share a pane downstream, as after the reference
+   * (the issue's smallest case: five copies of {@code 7@50} through a Filter, then a 10 ms count,
+   * one late pane of 5); the outputs of distinct inputs come in panes of their own ({@code 1@50}
+   * and {@code 5@50} through {@code x % 4}: two panes of 1 where the reference, given them
+   * together, fires one of 2).
    */
   @Test
   void lateInputsOfOneBatch(TestPipeline p) {

@@ -58,7 +58,7 @@ import org.joda.time.Instant;
  * them: a difference by design, counted in {@code eventide.overlap/eventsBeyondAllowedLateness});
  * and the join reads only the events that arrive on time (with discarding panes, which pairs a late
  * tuple makes depends on the pane it lands in, and on Flink that depends on thread timing for the
- * native join as much as for the Aggregate one: README, "Operators from one windowed Aggregate").
+ * native join as much as for the Aggregate one: docs/transforms.md).
  */
 public final class OverlapPipeline {
   /** Namespace of the pipeline's Beam metrics. */

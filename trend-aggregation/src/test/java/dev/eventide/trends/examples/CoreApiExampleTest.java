@@ -20,8 +20,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Java examples of README's trend section, as they are printed there: if this test needs a
- * change, so does README.
+ * The Java examples of docs/trend-aggregation.md, as they are printed there: if this test needs a
+ * change, so does that page.
  */
 class CoreApiExampleTest {
   private static final List<Event> EVENTS =
@@ -36,7 +36,7 @@ class CoreApiExampleTest {
 
   @Test
   void anEngineEvaluatesAWorkloadInProcess() {
-    // README: "The core in Java", first example.
+    // docs/trend-aggregation.md: "The core in Java", first example.
     Workload workload =
         Workload.parse(
             """
@@ -64,7 +64,7 @@ class CoreApiExampleTest {
         Workload.parse(
             "QUERY trips RETURN COUNT(*) PATTERN SEQ(Request, Travel+) WHERE [driver]"
                 + " GROUPBY district WITHIN 10 minutes");
-    // README: "The core in Java", second example.
+    // docs/trend-aggregation.md: "The core in Java", second example.
     TrendPlan plan = TrendPlan.compile(workload, TrendPlan.Sharing.DYNAMIC); // immutable, shared
     TrendStateCodec codec = TrendStateCodec.of(plan);
     Counters counters = new Counters();

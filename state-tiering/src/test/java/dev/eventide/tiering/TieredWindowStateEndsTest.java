@@ -4,17 +4,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.eventide.testing.runners.TestRunner;
+import dev.eventide.testing.streams.GatedReplay;
+import dev.eventide.testing.waits.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
+import org.apache.beam.runners.direct.DirectOptions;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.transforms.Count;
 import org.apache.beam.sdk.transforms.Create;
@@ -26,6 +31,7 @@ import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -98,6 +104,73 @@ class TieredWindowStateEndsTest {
     assertEquals(written, TieringMetrics.counter(result, "blocksPurged"));
     try (Stream<Path> files = Files.walk(store)) {
       assertEquals(0, files.filter(f -> f.toString().endsWith(".blk")).count(), "blocks left");
+    }
+  }
+
+  private static final AtomicBoolean ALL_KEYS_HELD = new AtomicBoolean();
+  private static final AtomicBoolean ALL_KEYS_CLEARED = new AtomicBoolean();
+
+  /**
+   * State ends while the stream goes on, not only when it ends: 500 keys' values, behind a gate
+   * (dead letters); the stream held open until every key and window holds state; the watermark to
+   * 100 s, past every window's end plus the lateness of 30 s, and the stream held open there (the
+   * watermark far from the end of time) until no window nor gate key holds state and every block is
+   * gone; then a new key's value, and the end. On the DirectRunner, which reports metrics while a
+   * pipeline runs.
+   */
+  @Test
+  void stateEndsWhileTheStreamGoesOn() throws Exception {
+    ALL_KEYS_HELD.set(false);
+    ALL_KEYS_CLEARED.set(false);
+    int keys = 500;
+    GatedReplay.Builder<KV<Integer, Long>> replay =
+        GatedReplay.builder(KvCoder.of(VarIntCoder.of(), VarLongCoder.of()));
+    for (int key = 0; key < keys; key++) {
+      replay = replay.add(KV.of(key, 1L), new Instant(key * 10L));
+    }
+    replay =
+        replay
+            .holdUntil("every key and window holds state", () -> ALL_KEYS_HELD.get())
+            .advanceWatermarkTo(new Instant(100_000))
+            .holdUntil("no key nor window holds state", () -> ALL_KEYS_CLEARED.get())
+            .add(KV.of(keys, 1L), new Instant(110_000));
+    PipelineOptions options = TestRunner.DIRECT.options(1);
+    options.as(DirectOptions.class).setBlockOnRun(false);
+    Pipeline p = Pipeline.create(options);
+    p.apply(replay.build())
+        .apply(
+            TieredWindow.of(FixedWindows.of(WINDOW), new TieredVsNative.Summary())
+                .withAllowedLateness(WINDOW.multipliedBy(3))
+                .withStore(store.toUri().toString())
+                .withMemoryBucket(0, 1 << 20)
+                .withDeadLetters());
+    PipelineResult result = p.run();
+    java.time.Duration limit = java.time.Duration.ofMinutes(3);
+    Await.until(
+        "windowsHoldingState at " + keys + " before the watermark moves",
+        limit,
+        () -> TieringMetrics.counter(result, TieringMetrics.WINDOWS_HOLDING_STATE),
+        held -> held == keys);
+    ALL_KEYS_HELD.set(true);
+    Await.until(
+        "no window, gate key or block held at watermark 100 s, with the stream still open",
+        limit,
+        () ->
+            List.of(
+                TieringMetrics.counter(result, TieringMetrics.WINDOWS_HOLDING_STATE),
+                TieringMetrics.counter(result, TieringMetrics.GATE_KEYS_HOLDING_STATE),
+                blockFiles()),
+        held -> held.equals(List.of(0L, 0L, 0L)));
+    assertEquals(PipelineResult.State.RUNNING, result.getState(), "the stream is still open");
+    ALL_KEYS_CLEARED.set(true);
+    result.waitUntilFinish();
+    assertEquals(0, TieringMetrics.counter(result, TieringMetrics.WINDOWS_HOLDING_STATE));
+    assertEquals(keys + 1L, TieringMetrics.counter(result, "onTimePanes"), "one per key");
+  }
+
+  private long blockFiles() throws java.io.IOException {
+    try (Stream<Path> files = Files.walk(store)) {
+      return files.filter(f -> f.toString().endsWith(".blk")).count();
     }
   }
 }

@@ -193,6 +193,18 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
     }
 
     /**
+     * Holds the stream here, open and with its watermark where the steps before left it, until
+     * {@code released} says so (polled on the reader's thread): a test can look at a pipeline while
+     * its input goes on (its metrics, with a runner that does not block on run), then let it end.
+     * The source fails after {@link #maxWait} if it is never released, naming {@code what} it
+     * waited for.
+     */
+    public Builder<T> holdUntil(String what, Condition released) {
+      steps.add(new Step(null, watermark.getMillis(), what, released));
+      return this;
+    }
+
+    /**
      * Sets how long the source waits for one watermark advance to be observed before it fails
      * ({@link #MAX_WAIT} unless set).
      *
@@ -269,19 +281,40 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
     public void process() {}
   }
 
-  /** An element (its encoding and timestamp) or, with no encoding, a watermark advance. */
+  /** What a {@link Builder#holdUntil} hold waits for; serializable, and read in this JVM. */
+  @FunctionalInterface
+  public interface Condition extends java.io.Serializable {
+    boolean holds();
+  }
+
+  /**
+   * An element (its encoding and timestamp), a watermark advance (no encoding) or a hold (a
+   * condition, at the watermark before it).
+   */
   private static final class Step implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
     final byte[] element;
     final long millis;
+    final String what;
+    final Condition released;
 
     Step(byte[] element, long millis) {
+      this(element, millis, null, null);
+    }
+
+    Step(byte[] element, long millis, String what, Condition released) {
       this.element = element;
       this.millis = millis;
+      this.what = what;
+      this.released = released;
+    }
+
+    boolean isHold() {
+      return released != null;
     }
 
     boolean isWatermark() {
-      return element == null;
+      return element == null && released == null;
     }
   }
 
@@ -437,6 +470,15 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
       current = null;
       while (taken < source.steps.size()) {
         Step step = source.steps.get(taken);
+        if (step.isHold()) {
+          if (!step.released.holds()) {
+            waitOrFail("released: " + step.what, "not yet");
+            return false;
+          }
+          waitingSinceNanos = -1;
+          taken++;
+          continue;
+        }
         if (!step.isWatermark()) {
           taken++;
           return emit(KV.of(null, decode(step.element)), new Instant(step.millis));
@@ -450,7 +492,9 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
         }
         long observed = observed(source.gate);
         if (observed < step.millis) {
-          waitOrFail(step.millis, observed);
+          waitOrFail(
+              "watermark " + new Instant(step.millis) + " to reach its probes",
+              observed == Long.MIN_VALUE ? "no watermark yet" : new Instant(observed).toString());
           return false;
         }
         waitingSinceNanos = -1;
@@ -467,19 +511,17 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
       return true;
     }
 
-    private void waitOrFail(long millis, long observed) {
+    private void waitOrFail(String what, String lastSeen) {
       long now = System.nanoTime();
       if (waitingSinceNanos < 0) {
         waitingSinceNanos = now;
       } else if (now - waitingSinceNanos > source.maxWaitMillis * 1_000_000) {
         throw new IllegalStateException(
             String.format(
-                "GatedReplay waited %s for watermark %s to reach its probes; last seen: %s. The"
-                    + " probes report through this JVM's memory, so the gated source runs only on"
-                    + " in-process runners (DirectRunner, embedded Flink)",
-                Duration.millis(source.maxWaitMillis),
-                new Instant(millis),
-                observed == Long.MIN_VALUE ? "no watermark yet" : new Instant(observed)));
+                "GatedReplay waited %s for %s; last seen: %s. The probes and holds report through"
+                    + " this JVM's memory, so the gated source runs only on in-process runners"
+                    + " (DirectRunner, embedded Flink)",
+                Duration.millis(source.maxWaitMillis), what, lastSeen));
       }
     }
 

@@ -8,17 +8,27 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.eventide.testing.runners.OnEachRunner;
+import dev.eventide.testing.runners.TestRunner;
+import dev.eventide.testing.waits.Await;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.beam.runners.direct.DirectOptions;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.VarIntCoder;
+import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Combine;
 import org.apache.beam.sdk.transforms.Count;
 import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.Filter;
+import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.transforms.windowing.Window;
@@ -146,5 +156,65 @@ class GatedReplayTest {
 
   private static Instant t(long millis) {
     return new Instant(millis);
+  }
+
+  private static final Set<Integer> SEEN = ConcurrentHashMap.newKeySet();
+  private static final AtomicBoolean RELEASED = new AtomicBoolean();
+
+  /** Keeps what it sees. */
+  private static final class Keep extends DoFn<Integer, Void> {
+    @ProcessElement
+    public void process(@Element Integer x) {
+      SEEN.add(x);
+    }
+  }
+
+  /**
+   * A hold keeps the stream open, its watermark where the steps before left it, until released:
+   * what came before it is read, what comes after is not, and the pipeline does not end.
+   */
+  @Test
+  void aHoldKeepsTheStreamOpenUntilReleased() throws Exception {
+    SEEN.clear();
+    RELEASED.set(false);
+    PipelineOptions options = TestRunner.DIRECT.options(1);
+    options.as(DirectOptions.class).setBlockOnRun(false);
+    Pipeline p = Pipeline.create(options);
+    p.apply(
+            GatedReplay.builder(VarIntCoder.of())
+                .add(1, t(5))
+                .advanceWatermarkTo(t(100))
+                .holdUntil("the test's release", () -> RELEASED.get())
+                .add(2, t(150))
+                .build())
+        .apply(ParDo.of(new Keep()));
+    PipelineResult result = p.run();
+    Await.until(
+        "the element before the hold", java.time.Duration.ofMinutes(2), SEEN::size, n -> n >= 1);
+    assertFalse(result.getState().isTerminal(), "the pipeline ended during the hold");
+    assertFalse(SEEN.contains(2), "an element after the hold was read");
+    RELEASED.set(true);
+    result.waitUntilFinish();
+    assertTrue(SEEN.contains(2), "the element after the hold was read once released");
+  }
+
+  /** A hold never released fails the read at the replay's limit, saying what it waited for. */
+  @Test
+  void aHoldNeverReleasedFailsAtItsLimit() {
+    Pipeline p = Pipeline.create(TestRunner.DIRECT.options(1));
+    p.apply(
+        GatedReplay.builder(VarIntCoder.of())
+            .add(1, t(5))
+            .holdUntil("a release that never comes", () -> false)
+            .maxWait(Duration.millis(200))
+            .build());
+    Exception e = assertThrows(Exception.class, () -> p.run().waitUntilFinish());
+    String message = String.valueOf(e.getMessage());
+    Throwable cause = e;
+    while (cause.getCause() != null && !message.contains("a release that never comes")) {
+      cause = cause.getCause();
+      message = String.valueOf(cause.getMessage());
+    }
+    assertThat(message, startsWith("GatedReplay waited PT0.200S for released: a release that"));
   }
 }

@@ -3,13 +3,18 @@ package dev.eventide.trends.beam;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.eventide.testing.runners.TestRunner;
+import dev.eventide.testing.streams.GatedReplay;
+import dev.eventide.testing.waits.Await;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.query.Workload;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.beam.runners.direct.DirectOptions;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.testing.TestStream;
@@ -72,6 +77,56 @@ class TrendAggregateStateEndsTest {
     result.waitUntilFinish();
     assertEquals(0, TrendMetrics.counter(result, "keysHoldingState"), "keys holding state");
     assertEquals(2L * groups, TrendMetrics.counter(result, "events"));
+  }
+
+  private static final AtomicBoolean ALL_GROUPS_HELD = new AtomicBoolean();
+  private static final AtomicBoolean ALL_GROUPS_CLEARED = new AtomicBoolean();
+
+  /**
+   * State ends while the stream goes on, not only when it ends: 500 groups' events; the stream held
+   * open until every group's key holds state; the watermark to 60 s, past every window's end plus
+   * the lateness of 5 s, and the stream held open there (the watermark far from the end of time)
+   * until no key holds state; then a new group's events, and the end. On the DirectRunner, which
+   * reports metrics while a pipeline runs.
+   */
+  @Test
+  void stateEndsWhileTheStreamGoesOn() throws Exception {
+    ALL_GROUPS_HELD.set(false);
+    ALL_GROUPS_CLEARED.set(false);
+    int groups = 500;
+    GatedReplay.Builder<Event> replay = GatedReplay.builder(EventCoder.of());
+    for (int g = 0; g < groups; g++) {
+      replay = replay.add(Event.of("B", g * 10L, "sensor", g), new Instant(g * 10L));
+    }
+    replay =
+        replay
+            .holdUntil("every group's key holds state", () -> ALL_GROUPS_HELD.get())
+            .advanceWatermarkTo(new Instant(60_000))
+            .holdUntil("no key holds state", () -> ALL_GROUPS_CLEARED.get())
+            .add(Event.of("B", 70_000, "sensor", groups), new Instant(70_000));
+    PipelineOptions options = TestRunner.DIRECT.options(1);
+    options.as(DirectOptions.class).setBlockOnRun(false);
+    Pipeline p = Pipeline.create(options);
+    p.apply(replay.build())
+        .apply(TrendAggregate.of(WORKLOAD).withAllowedLateness(Duration.standardSeconds(5)));
+    PipelineResult result = p.run();
+    java.time.Duration limit = java.time.Duration.ofMinutes(3);
+    Await.until(
+        "keysHoldingState at " + groups + " before the watermark moves",
+        limit,
+        () -> TrendMetrics.counter(result, "keysHoldingState"),
+        held -> held == groups);
+    ALL_GROUPS_HELD.set(true);
+    Await.until(
+        "keysHoldingState at 0 at watermark 60 s, with the stream still open",
+        limit,
+        () -> TrendMetrics.counter(result, "keysHoldingState"),
+        held -> held == 0);
+    assertEquals(PipelineResult.State.RUNNING, result.getState(), "the stream is still open");
+    ALL_GROUPS_CLEARED.set(true);
+    result.waitUntilFinish();
+    assertEquals(0, TrendMetrics.counter(result, "keysHoldingState"), "keys holding state");
+    assertEquals(groups + 1L, TrendMetrics.counter(result, "windowsEmitted"), "one per group");
   }
 
   /**

@@ -71,18 +71,49 @@ public final class IoScheduler implements AutoCloseable {
   private final AtomicLong sequence = new AtomicLong();
   private final AtomicInteger pending = new AtomicInteger();
   private final List<Thread> ioThreads = new ArrayList<>();
-  private final ScheduledExecutorService delayer =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "eventide-io-delay");
-            t.setDaemon(true);
-            return t;
-          });
+  private final Delayer delayer;
   private final Set<String> waiting = ConcurrentHashMap.newKeySet();
   private final AtomicLong failedRetries = new AtomicLong();
   private boolean closed; // guarded by this
 
+  /**
+   * Runs an action after a delay of processing time: on a thread of the scheduler, or, in a test,
+   * when the test says. Rejects actions ({@link RejectedExecutionException}) once shut down.
+   */
+  interface Delayer {
+    void schedule(Runnable action, long delayMillis);
+
+    void shutdown();
+  }
+
+  /** A delayer with a thread of its own. */
+  private static Delayer threadDelayer() {
+    ScheduledExecutorService executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "eventide-io-delay");
+              t.setDaemon(true);
+              return t;
+            });
+    return new Delayer() {
+      @Override
+      public void schedule(Runnable action, long delayMillis) {
+        executor.schedule(action, delayMillis, TimeUnit.MILLISECONDS);
+      }
+
+      @Override
+      public void shutdown() {
+        executor.shutdownNow();
+      }
+    };
+  }
+
   IoScheduler(int threads) {
+    this(threads, threadDelayer());
+  }
+
+  IoScheduler(int threads, Delayer delayer) {
+    this.delayer = delayer;
     if (threads < 1) {
       throw new IllegalArgumentException(
           "an I/O scheduler needs at least 1 thread, not " + threads);
@@ -140,8 +171,7 @@ public final class IoScheduler implements AutoCloseable {
             // closed meanwhile: dropped, as documented
           }
         },
-        delayMillis,
-        TimeUnit.MILLISECONDS);
+        delayMillis);
   }
 
   /**
@@ -237,6 +267,6 @@ public final class IoScheduler implements AutoCloseable {
     for (Thread thread : ioThreads) {
       thread.join();
     }
-    delayer.shutdownNow();
+    delayer.shutdown();
   }
 }

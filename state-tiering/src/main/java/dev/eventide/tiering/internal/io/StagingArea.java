@@ -5,6 +5,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
 
 /**
  * Blocks read ahead of a late firing (Aion's pre-staging), held until the firing takes them. The
@@ -23,12 +24,19 @@ public final class StagingArea {
   private final Map<BlockName, Staged> staged = new LinkedHashMap<>(); // guarded; oldest first
   private final int capacity;
   private final long maxAgeNanos;
+  private final LongSupplier nanoClock;
 
   /**
    * An area of at most {@code capacity} blocks; a block nobody took within {@code maxAgeNanos} (its
    * firing read it on demand, or its window was purged) is dropped.
    */
   public StagingArea(int capacity, long maxAgeNanos) {
+    this(capacity, maxAgeNanos, System::nanoTime);
+  }
+
+  /** With {@code nanoClock} as the clock that ages staged blocks. */
+  StagingArea(int capacity, long maxAgeNanos, LongSupplier nanoClock) {
+    this.nanoClock = nanoClock;
     if (capacity < 0 || maxAgeNanos < 0) {
       throw new IllegalArgumentException(
           "staging capacity and age must be >= 0, but were " + capacity + ", " + maxAgeNanos);
@@ -47,7 +55,7 @@ public final class StagingArea {
    * did (if not, the read's result is simply not kept).
    */
   synchronized boolean offer(BlockName name, CompletableFuture<byte[]> read) {
-    long now = System.nanoTime();
+    long now = nanoClock.getAsLong();
     Iterator<Staged> oldest = staged.values().iterator();
     while (oldest.hasNext()) {
       if (now - oldest.next().sinceNanos() <= maxAgeNanos) {

@@ -2,7 +2,6 @@ package dev.eventide.tiering.internal.io;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -140,10 +139,5 @@ class IoSchedulerTest {
         assertThrows(
             RejectedExecutionException.class, () -> scheduler.io(Priority.PRESTAGE, () -> 1));
     assertEquals("the I/O scheduler is closed", e.getMessage());
-  }
-
-  @Test
-  void oneSchedulerPerJvm() {
-    assertSame(IoScheduler.shared(), IoScheduler.shared());
   }
 }

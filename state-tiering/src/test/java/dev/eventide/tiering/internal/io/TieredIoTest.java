@@ -12,6 +12,7 @@ import dev.eventide.tiering.store.BlockName;
 import dev.eventide.tiering.store.BlockStore;
 import dev.eventide.tiering.store.BlockStores;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -84,9 +85,31 @@ class TieredIoTest {
     assertTrue(done.await(10, TimeUnit.SECONDS));
     assertNull(staging.take(missing), "a failed pre-stage leaves nothing staged");
 
-    BlockName a = store.write("w", new byte[] {1});
-    io.prestage(List.of(a), 60_000, n -> {});
-    assertEquals(0, staging.size(), "a delayed pre-stage has not started");
+    // A delayed pre-stage waits for its delay, on a scheduler whose delays this test runs.
+    List<Long> delays = new ArrayList<>();
+    List<Runnable> delayed = new ArrayList<>();
+    IoScheduler.Delayer byHand =
+        new IoScheduler.Delayer() {
+          @Override
+          public synchronized void schedule(Runnable action, long delayMillis) {
+            delays.add(delayMillis);
+            delayed.add(action);
+          }
+
+          @Override
+          public void shutdown() {}
+        };
+    try (IoScheduler handScheduler = new IoScheduler(1, byHand)) {
+      TieredIo later = new TieredIo(store, handScheduler, staging);
+      BlockName a = store.write("w", new byte[] {1});
+      CountDownLatch staged = new CountDownLatch(1);
+      later.prestage(List.of(a), 60_000, n -> staged.countDown());
+      assertEquals(List.of(60_000L), delays, "the pre-stage waits a minute");
+      assertEquals(0, staging.size(), "and has not started");
+      delayed.get(0).run();
+      assertTrue(staged.await(10, TimeUnit.SECONDS), "staged once its delay is over");
+      assertEquals(1, staging.size());
+    }
   }
 
   @Test
@@ -98,9 +121,12 @@ class TieredIoTest {
     assertFalse(full.offer(a, new CompletableFuture<>()), "already staged");
     assertFalse(full.offer(b, new CompletableFuture<>()), "full");
 
-    StagingArea ageing = new StagingArea(1, 0);
+    AtomicLong nanos = new AtomicLong();
+    StagingArea ageing = new StagingArea(1, 1_000, nanos::get);
     assertTrue(ageing.offer(a, new CompletableFuture<>()));
-    Thread.sleep(1);
+    nanos.set(1_000);
+    assertFalse(ageing.offer(b, new CompletableFuture<>()), "a is as old as it may be");
+    nanos.set(1_001);
     assertTrue(ageing.offer(b, new CompletableFuture<>()), "a aged out");
     assertNull(ageing.take(a));
   }

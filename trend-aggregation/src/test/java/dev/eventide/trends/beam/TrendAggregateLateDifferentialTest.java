@@ -25,6 +25,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.testing.PAssert;
@@ -43,6 +44,7 @@ import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * {@link TrendAggregate}'s rule for late events against brute force, on seeded random arrival
@@ -220,6 +222,9 @@ class TrendAggregateLateDifferentialTest {
   }
 
   @OnEachRunner(flinkParallelism = 1)
+  // 155 s for 200 schedules on the DirectRunner with another build beside it: more than the
+  // default 5 minutes under a heavier load, or with -Deventide.test.seedScale.
+  @Timeout(value = 15, unit = TimeUnit.MINUTES)
   void everyFinalPaneAndDeadLetterFollowsTheRule(TestPipeline p, TestRunner runner) {
     int schedules = Seeds.count(runner == TestRunner.DIRECT ? DIRECT : FLINK);
     Long only = Long.getLong(ONE_SCHEDULE);

@@ -119,11 +119,7 @@ class TieredWindowCheckpointTest {
     // The source holds before the failing event until a checkpoint covers the events before it:
     // the restore is from mid-run on a machine of any speed, with no wall-clock pacing.
     LateEventGenerator events = generator();
-    FlinkPipelineOptions options =
-        TieredVsNative.options(TestRunner.FLINK).as(FlinkPipelineOptions.class);
-    options.setCheckpointingInterval(100L);
-    options.setNumberOfExecutionRetries(2);
-    options.setExecutionRetryDelay(100L);
+    FlinkPipelineOptions options = checkpointedFlink(100L);
 
     Pipeline p = Pipeline.create(options);
     TieredWindow<Integer, Long, String> window =
@@ -173,11 +169,7 @@ class TieredWindowCheckpointTest {
   @Test
   void aWorkerThatDiesRightAfterAPurgeRecoversAndTheStoreEndsEmpty() {
     LateEventGenerator events = generator();
-    FlinkPipelineOptions options =
-        TieredVsNative.options(TestRunner.FLINK).as(FlinkPipelineOptions.class);
-    options.setCheckpointingInterval(2_000L);
-    options.setNumberOfExecutionRetries(2);
-    options.setExecutionRetryDelay(100L);
+    FlinkPipelineOptions options = checkpointedFlink(2_000L);
     String store = "test:crash-" + UUID.randomUUID() + "?crashAfterDelete=true";
 
     Pipeline p = Pipeline.create(options);
@@ -202,6 +194,16 @@ class TieredWindowCheckpointTest {
     assertTrue(blocks.crashed(), "the store failed its caller right after a delete");
     assertEveryEventIsInAFinalResultOrADeadLetter(events);
     assertEquals(Set.of(), blocks.held(), "blocks left in the store");
+  }
+
+  /** Embedded Flink with a checkpoint every {@code millis}, restarting a failed task twice. */
+  private static FlinkPipelineOptions checkpointedFlink(long millis) {
+    FlinkPipelineOptions options =
+        TieredVsNative.options(TestRunner.FLINK).as(FlinkPipelineOptions.class);
+    options.setCheckpointingInterval(millis);
+    options.setNumberOfExecutionRetries(2);
+    options.setExecutionRetryDelay(100L);
+    return options;
   }
 
   /**

@@ -374,6 +374,8 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
       if (wanted != null && watermark.isBefore(wanted)) {
         // Fired a millisecond early (runners differ in whether a timer at t fires at t or after).
         seen.withNoOutputTimestamp().set(watermark.plus(Duration.millis(1)));
+      } else {
+        target.clear(); // seen: the probe holds nothing until the next marker
       }
     }
   }

@@ -92,4 +92,25 @@ final class Panes {
     results.forEach(r -> expected.put(key(r), r.value()));
     return expected;
   }
+
+  /**
+   * The results whose last pane is not the expected value, as "expected X, was Y" by key. A result
+   * expected to have no trends may be absent or end with a pane of none ("0": a window that lost
+   * its trends to a late NOT).
+   */
+  static Map<String, String> wrongFinalValues(
+      Map<String, String> expected, Map<String, String> last) {
+    Map<String, String> wrong = new java.util.TreeMap<>();
+    java.util.Set<String> keys = new java.util.HashSet<>(last.keySet());
+    keys.addAll(expected.keySet());
+    for (String k : keys) {
+      String want = expected.get(k);
+      String got = last.get(k);
+      boolean right = want != null ? want.equals(got) : got == null || got.equals("0");
+      if (!right) {
+        wrong.put(k, "expected " + want + ", was " + got);
+      }
+    }
+    return wrong;
+  }
 }

@@ -30,7 +30,6 @@ import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
-import org.apache.beam.sdk.testing.TestStream;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
@@ -40,7 +39,6 @@ import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
-import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -114,42 +112,16 @@ class TrendAggregateLateDifferentialTest {
       return new Schedule(seed, workload, lateness, arrivals);
     }
 
-    /** The arrivals and advances for the runner: a TestStream, or a gated replay on Flink. */
+    /** The arrivals and advances for the runner. */
     PTransform<PBegin, PCollection<Event>> source(TestRunner runner) {
-      long start = BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis();
-      if (runner.honorsTestStreamWatermarks()) {
-        TestStream.Builder<Event> stream = TestStream.create(EventCoder.of());
-        long current = start;
-        List<TimestampedValue<Event>> batch = new ArrayList<>();
-        for (Arrival a : arrivals) {
-          if (a.watermark() > current) {
-            stream = add(stream, batch).advanceWatermarkTo(new Instant(a.watermark()));
-            batch = new ArrayList<>();
-            current = a.watermark();
-          }
-          batch.add(TimestampedValue.of(a.event(), new Instant(a.event().time())));
-        }
-        return add(stream, batch).advanceWatermarkToInfinity();
-      }
-      GatedReplay.Builder<Event> replay = GatedReplay.builder(EventCoder.of());
-      long current = start;
+      Arrivals script = new Arrivals();
       for (Arrival a : arrivals) {
-        if (a.watermark() > current) {
-          replay = replay.advanceWatermarkTo(new Instant(a.watermark()));
-          current = a.watermark();
+        if (a.watermark() > BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis()) {
+          script.advanceWatermarkTo(new Instant(a.watermark()));
         }
-        replay = replay.add(a.event(), new Instant(a.event().time()));
+        script.add(a.event());
       }
-      return replay.build();
-    }
-
-    private static TestStream.Builder<Event> add(
-        TestStream.Builder<Event> stream, List<TimestampedValue<Event>> batch) {
-      if (batch.isEmpty()) {
-        return stream;
-      }
-      return stream.addElements(
-          batch.get(0), batch.subList(1, batch.size()).toArray(TimestampedValue[]::new));
+      return script.on(runner);
     }
 
     /** Whether the event lacks an attribute that a query reading its type needs. */
@@ -313,18 +285,8 @@ class TrendAggregateLateDifferentialTest {
                 }
                 assertEquals(expectedLacking, lacking, what + ": events lacking an attribute");
                 assertEquals(expectedDead, deadLetters, what + ": late dead letters");
-                Map<String, String> last = Panes.last(Panes.parse(results));
-                Map<String, String> wrong = new TreeMap<>();
-                Set<String> keys = new HashSet<>(last.keySet());
-                keys.addAll(expected.keySet());
-                for (String k : keys) {
-                  String want = expected.get(k);
-                  String got = last.get(k);
-                  boolean right = want != null ? want.equals(got) : got == null || got.equals("0");
-                  if (!right) {
-                    wrong.put(k, "expected " + want + ", was " + got);
-                  }
-                }
+                Map<String, String> wrong =
+                    Panes.wrongFinalValues(expected, Panes.last(Panes.parse(results)));
                 assertEquals(Map.of(), wrong, what + ": final panes");
                 return null;
               });

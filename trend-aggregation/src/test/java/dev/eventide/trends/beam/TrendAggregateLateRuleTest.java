@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.eventide.testing.runners.OnEachRunner;
 import dev.eventide.testing.runners.TestRunner;
-import dev.eventide.testing.streams.GatedReplay;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.query.Workload;
 import java.util.ArrayList;
@@ -13,13 +12,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
-import org.apache.beam.sdk.testing.TestStream;
 import org.apache.beam.sdk.transforms.MapElements;
-import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo.Timing;
-import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -41,12 +36,7 @@ class TrendAggregateLateRuleTest {
    */
   @OnEachRunner(flinkParallelism = 1)
   void aLateEventEntersOnlyTheWindowsNotExpiredAtItsArrival(TestPipeline p, TestRunner runner) {
-    Arrivals arrivals =
-        new Arrivals()
-            .add(b(30), at(30))
-            .advanceWatermarkTo(at(64))
-            .add(b(32), at(32))
-            .add(b(26), at(26));
+    Arrivals arrivals = new Arrivals().add(b(30)).advanceWatermarkTo(at(64)).add(b(32)).add(b(26));
     expect(
         p,
         runner,
@@ -69,8 +59,7 @@ class TrendAggregateLateRuleTest {
   @OnEachRunner(flinkParallelism = 1)
   void withoutLatenessALateEventEntersItsWindowsThatAreStillOpen(
       TestPipeline p, TestRunner runner) {
-    Arrivals arrivals =
-        new Arrivals().add(b(30), at(30)).advanceWatermarkTo(at(36)).add(b(33), at(33));
+    Arrivals arrivals = new Arrivals().add(b(30)).advanceWatermarkTo(at(36)).add(b(33));
     expect(
         p,
         runner,
@@ -94,9 +83,9 @@ class TrendAggregateLateRuleTest {
   void aWindowsFirstResultAfterItsEndIsALatePane(TestPipeline p, TestRunner runner) {
     Arrivals arrivals =
         new Arrivals()
-            .add(Event.of("B", 1_000, "v", 1L), at(1))
+            .add(Event.of("B", 1_000, "v", 1L))
             .advanceWatermarkTo(new Instant(10_500))
-            .add(Event.of("B", 2_000, "v", 9L), at(2));
+            .add(Event.of("B", 2_000, "v", 9L));
     expect(
         p,
         runner,
@@ -114,8 +103,7 @@ class TrendAggregateLateRuleTest {
    */
   @OnEachRunner(flinkParallelism = 1)
   void anEventWhoseWindowsHaveAllExpiredIsADeadLetter(TestPipeline p, TestRunner runner) {
-    Arrivals arrivals =
-        new Arrivals().add(b(15), at(15)).advanceWatermarkTo(new Instant(50_500)).add(b(5), at(5));
+    Arrivals arrivals = new Arrivals().add(b(15)).advanceWatermarkTo(new Instant(50_500)).add(b(5));
     expect(
         p,
         runner,
@@ -124,46 +112,6 @@ class TrendAggregateLateRuleTest {
         Duration.standardSeconds(40),
         Map.of("[10, 20)", List.of("1 ON_TIME")),
         List.of("B@5000"));
-  }
-
-  /**
-   * Events and watermark advances in order: a {@link TestStream} on the DirectRunner, which holds a
-   * step's input watermark at its pending elements' times until it has seen an advance, and a
-   * {@link GatedReplay} on Flink, whose {@code TestStream} may let elements overtake watermarks.
-   */
-  private static final class Arrivals {
-    private final List<TimestampedValue<Event>> steps = new ArrayList<>();
-
-    Arrivals add(Event e, Instant time) {
-      steps.add(TimestampedValue.of(e, time));
-      return this;
-    }
-
-    Arrivals advanceWatermarkTo(Instant watermark) {
-      steps.add(TimestampedValue.of(null, watermark));
-      return this;
-    }
-
-    PTransform<PBegin, PCollection<Event>> on(TestRunner runner) {
-      if (runner.honorsTestStreamWatermarks()) {
-        TestStream.Builder<Event> stream = TestStream.create(EventCoder.of());
-        for (TimestampedValue<Event> step : steps) {
-          stream =
-              step.getValue() == null
-                  ? stream.advanceWatermarkTo(step.getTimestamp())
-                  : stream.addElements(step);
-        }
-        return stream.advanceWatermarkToInfinity();
-      }
-      GatedReplay.Builder<Event> replay = GatedReplay.builder(EventCoder.of());
-      for (TimestampedValue<Event> step : steps) {
-        replay =
-            step.getValue() == null
-                ? replay.advanceWatermarkTo(step.getTimestamp())
-                : replay.add(step.getValue(), step.getTimestamp());
-      }
-      return replay.build();
-    }
   }
 
   private static Event b(long seconds) {

@@ -84,6 +84,8 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
   // Per gate, the watermark each of its probes has seen.
   private static final ConcurrentMap<String, ConcurrentMap<Integer, AtomicLong>> PROBES =
       new ConcurrentHashMap<>();
+  // Per gate, the most steps a completed checkpoint of the source holds.
+  private static final ConcurrentMap<String, AtomicLong> CHECKPOINTED = new ConcurrentHashMap<>();
 
   private final Coder<T> coder;
   private final List<Step> steps;
@@ -205,6 +207,17 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
     }
 
     /**
+     * Holds the stream here until a checkpoint that holds every step before this one has completed
+     * (the runner finalized the source's checkpoint mark): a job restored after a failure that
+     * follows resumes after this point, replaying the steps after it. For embedded Flink with
+     * checkpoints; the source fails after {@link #maxWait} if no checkpoint completes.
+     */
+    public Builder<T> holdUntilCheckpointed() {
+      steps.add(Step.checkpoint(watermark.getMillis()));
+      return this;
+    }
+
+    /**
      * Sets how long the source waits for one watermark advance to be observed before it fails
      * ({@link #MAX_WAIT} unless set).
      *
@@ -297,24 +310,34 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
     final long millis;
     final String what;
     final Condition released;
+    final boolean checkpoint;
 
     Step(byte[] element, long millis) {
       this(element, millis, null, null);
     }
 
     Step(byte[] element, long millis, String what, Condition released) {
+      this(element, millis, what, released, false);
+    }
+
+    private Step(byte[] element, long millis, String what, Condition released, boolean checkpoint) {
       this.element = element;
       this.millis = millis;
       this.what = what;
       this.released = released;
+      this.checkpoint = checkpoint;
+    }
+
+    static Step checkpoint(long millis) {
+      return new Step(null, millis, "a completed checkpoint of the steps before", null, true);
     }
 
     boolean isHold() {
-      return released != null;
+      return released != null || checkpoint;
     }
 
     boolean isWatermark() {
-      return element == null && released == null;
+      return element == null && !isHold();
     }
   }
 
@@ -419,13 +442,22 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
 
   private static final class Position implements UnboundedSource.CheckpointMark {
     final int taken;
+    // The gate of the reader that made this mark; null once decoded (a restored mark).
+    final String gate;
 
-    Position(int taken) {
+    Position(int taken, String gate) {
       this.taken = taken;
+      this.gate = gate;
     }
 
     @Override
-    public void finalizeCheckpoint() {}
+    public void finalizeCheckpoint() {
+      if (gate != null) {
+        CHECKPOINTED
+            .computeIfAbsent(gate, g -> new AtomicLong())
+            .accumulateAndGet(taken, Math::max);
+      }
+    }
   }
 
   private static final class PositionCoder extends CustomCoder<Position> {
@@ -438,7 +470,7 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
 
     @Override
     public Position decode(InputStream in) throws IOException {
-      return new Position(VarLongCoder.of().decode(in).intValue());
+      return new Position(VarLongCoder.of().decode(in).intValue(), null);
     }
   }
 
@@ -473,7 +505,11 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
       while (taken < source.steps.size()) {
         Step step = source.steps.get(taken);
         if (step.isHold()) {
-          if (!step.released.holds()) {
+          boolean released =
+              step.checkpoint
+                  ? CHECKPOINTED.getOrDefault(source.gate, new AtomicLong()).get() >= taken
+                  : step.released.holds();
+          if (!released) {
             waitOrFail("released: " + step.what, "not yet");
             return false;
           }
@@ -556,7 +592,7 @@ public final class GatedReplay<T> extends PTransform<PBegin, PCollection<T>> {
 
     @Override
     public UnboundedSource.CheckpointMark getCheckpointMark() {
-      return new Position(taken);
+      return new Position(taken, source.gate);
     }
 
     @Override

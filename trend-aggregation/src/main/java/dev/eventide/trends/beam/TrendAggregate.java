@@ -76,10 +76,12 @@ import org.joda.time.Duration;
  * store ({@link #withRetainedEventsIn}). A key's (sharing unit and group) state is cleared once
  * nothing is pending for it: no event waiting, no open window, nothing kept for lateness. A key
  * without state counts as evaluated up to the last window end the watermark has passed, so a group
- * seen again after its state went is judged by the watermark. The results' windowing carries the
- * allowed lateness and accumulating panes, as a windowed {@code GroupByKey}'s does, so a window
- * downstream keeps the LATE panes. docs/trend-late-events.md has the rule, its examples and what it
- * costs.
+ * seen again after its state went is judged by the watermark; a cleared key also remembers, for
+ * {@link #withClearedKeyMemory} of event time, the watermark it was cleared at, so that the events
+ * a restored job replays before its first watermark are judged as they were before the failure. The
+ * results' windowing carries the allowed lateness and accumulating panes, as a windowed {@code
+ * GroupByKey}'s does, so a window downstream keeps the LATE panes. docs/trend-late-events.md has
+ * the rule, its examples and what it costs.
  *
  * <p>Metrics: {@link TrendMetrics}. Cost per event: about the in-process core's plus two or three
  * state appends; a batch of late events replays its windows' events.
@@ -91,6 +93,10 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
   private final TrendPlan.Sharing sharing;
   private final Duration allowedLateness;
   private final Retention retention;
+  private final Duration clearedKeyMemory;
+
+  /** How long a cleared key remembers its watermark by default: 10 minutes of event time. */
+  static final Duration DEFAULT_CLEARED_KEY_MEMORY = Duration.standardMinutes(10);
 
   /** Where the events kept for late re-evaluation go; no store: all in Beam state. */
   record Retention(String storeUri, long memoryEvents, long purgeDelayMillis)
@@ -99,11 +105,16 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
   }
 
   private TrendAggregate(
-      Workload workload, TrendPlan.Sharing sharing, Duration allowedLateness, Retention retention) {
+      Workload workload,
+      TrendPlan.Sharing sharing,
+      Duration allowedLateness,
+      Retention retention,
+      Duration clearedKeyMemory) {
     this.workload = workload;
     this.sharing = sharing;
     this.allowedLateness = allowedLateness;
     this.retention = retention;
+    this.clearedKeyMemory = clearedKeyMemory;
   }
 
   /**
@@ -118,13 +129,21 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
     }
     TrendPlan.compile(workload, TrendPlan.Sharing.DYNAMIC);
     return new TrendAggregate(
-        workload, TrendPlan.Sharing.DYNAMIC, Duration.ZERO, Retention.IN_BEAM_STATE);
+        workload,
+        TrendPlan.Sharing.DYNAMIC,
+        Duration.ZERO,
+        Retention.IN_BEAM_STATE,
+        DEFAULT_CLEARED_KEY_MEMORY);
   }
 
   /** How queries share bursts: DYNAMIC (default, HAMLET), STATIC (always) or NONE. */
   public TrendAggregate withSharing(TrendPlan.Sharing sharing) {
     return new TrendAggregate(
-        workload, Objects.requireNonNull(sharing, "sharing"), allowedLateness, retention);
+        workload,
+        Objects.requireNonNull(sharing, "sharing"),
+        allowedLateness,
+        retention,
+        clearedKeyMemory);
   }
 
   /**
@@ -137,7 +156,31 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
     if (lateness.getMillis() < 0) {
       throw new IllegalArgumentException("allowed lateness must be >= 0, but was " + lateness);
     }
-    return new TrendAggregate(workload, sharing, lateness, retention);
+    return new TrendAggregate(workload, sharing, lateness, retention, clearedKeyMemory);
+  }
+
+  /**
+   * How long, in event time, a key (sharing unit, GROUPBY group) whose state ended remembers the
+   * watermark it ended at (default 10 minutes; {@code Duration.ZERO}: not at all). A job restored
+   * from a checkpoint starts with its input watermark at the start of time on Flink, and reads the
+   * events after the checkpoint again before any watermark: an event of a remembered key is judged
+   * at the watermark the key knew, as it was before the failure, so a window that had expired stays
+   * closed (its late event is again a dead letter, not a second first pane). An event of a key
+   * cleared longer ago than this before the checkpoint (or never seen) is judged by the input
+   * watermark alone. Cost: a value and a timer per cleared key, for this long.
+   *
+   * <pre>{@code
+   * TrendAggregate.of(workload).withClearedKeyMemory(Duration.standardHours(1))
+   * }</pre>
+   *
+   * @throws IllegalArgumentException if negative
+   */
+  public TrendAggregate withClearedKeyMemory(Duration memory) {
+    Objects.requireNonNull(memory, "memory");
+    if (memory.getMillis() < 0) {
+      throw new IllegalArgumentException("the cleared-key memory must be >= 0, but was " + memory);
+    }
+    return new TrendAggregate(workload, sharing, allowedLateness, retention, memory);
   }
 
   /**
@@ -167,7 +210,8 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
         workload,
         sharing,
         allowedLateness,
-        new Retention(storeUri, memoryEvents, retention.purgeDelayMillis()));
+        new Retention(storeUri, memoryEvents, retention.purgeDelayMillis()),
+        clearedKeyMemory);
   }
 
   /**
@@ -187,7 +231,8 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
         workload,
         sharing,
         allowedLateness,
-        new Retention(retention.storeUri(), retention.memoryEvents(), delay.getMillis()));
+        new Retention(retention.storeUri(), retention.memoryEvents(), delay.getMillis()),
+        clearedKeyMemory);
   }
 
   @Override
@@ -214,7 +259,11 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
                 "Aggregate",
                 ParDo.of(
                         new TrendAggregateFn(
-                            workload, sharing, allowedLateness.getMillis(), retention))
+                            workload,
+                            sharing,
+                            allowedLateness.getMillis(),
+                            retention,
+                            clearedKeyMemory.getMillis()))
                     .withOutputTags(
                         TrendAggregateFn.RESULTS, TupleTagList.of(TrendAggregateFn.DEAD)));
     PCollection<TrendResult> results =
@@ -257,6 +306,9 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
                 .withLabel("Query names"))
         .add(DisplayData.item("sharing", sharing.toString()).withLabel("Sharing"))
         .add(DisplayData.item("allowedLateness", allowedLateness).withLabel("Allowed lateness"))
+        .add(
+            DisplayData.item("clearedKeyMemory", clearedKeyMemory)
+                .withLabel("Cleared key memory (event time)"))
         .addIfNotNull(
             DisplayData.item("retainedEventsStore", retention.storeUri())
                 .withLabel("Store of retained events"));

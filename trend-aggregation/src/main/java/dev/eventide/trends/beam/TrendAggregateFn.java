@@ -88,6 +88,10 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   private static final String FIRE = "fire";
   private static final String EXPIRE = "expire";
   private static final String CLEANUP = "cleanup";
+  // A cleared key's memory: the time the watermark had reached when its state went, and the timer
+  // that forgets it (a restored job's input watermark starts again at the start of time).
+  private static final String CLEARED_AT = "clearedAt";
+  private static final String FORGET = "forget";
 
   private static final long LAST_TIMER = GlobalWindow.INSTANCE.maxTimestamp().getMillis();
 
@@ -126,10 +130,17 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   @TimerId(CLEANUP)
   private final TimerSpec cleanupSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
+  @StateId(CLEARED_AT)
+  private final StateSpec<ValueState<Long>> clearedAtSpec = StateSpecs.value(VarLongCoder.of());
+
+  @TimerId(FORGET)
+  private final TimerSpec forgetSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
   private final Workload workload;
   private final TrendPlan.Sharing sharing;
   private final long lateness;
   private final TrendAggregate.Retention retention;
+  private final long clearedKeyMemory;
 
   private transient TrendPlan plan;
   private transient TrendStateCodec codec;
@@ -140,11 +151,13 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       Workload workload,
       TrendPlan.Sharing sharing,
       long allowedLatenessMillis,
-      TrendAggregate.Retention retention) {
+      TrendAggregate.Retention retention,
+      long clearedKeyMemoryMillis) {
     this.workload = workload;
     this.sharing = sharing;
     this.lateness = allowedLatenessMillis;
     this.retention = retention;
+    this.clearedKeyMemory = clearedKeyMemoryMillis;
   }
 
   @Setup
@@ -173,13 +186,28 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @StateId(PENDING) BagState<Event> pending,
       @StateId(LATE) BagState<KV<Long, Event>> late,
       @StateId(PROGRESS) ValueState<Progress> progress,
+      @StateId(CLEARED_AT) ValueState<Long> clearedAt,
       @TimerId(FIRE) Timer fire,
+      @TimerId(FORGET) Timer forget,
       MultiOutputReceiver out) {
     int unit = RouteFn.unitOf(element.getKey());
     Event e = element.getValue();
+    clearedAt.readLater();
     Progress read = progress.read();
     Progress p = orNew(read);
+    // The watermark as far as the key knows it. A timer at T fires once the watermark is past T
+    // (both runners), so the key's timers, or once it is cleared its memory, put it past them. In
+    // an undisturbed run the input watermark is never behind that; after a restore it is: Flink's
+    // input watermark starts again at the start of time (DoFnOperator#initializeState) and the
+    // events after the checkpoint are read again before the first watermark. Judged by what the
+    // key knows, a replayed event is judged as it was before the failure.
     long watermark = fire.getCurrentRelativeTime().getMillis();
+    Long cleared = read == null ? clearedAt.read() : null;
+    if (read != null) {
+      watermark = Math.max(watermark, saturatedAdd(horizon(read), 1));
+    } else if (cleared != null) {
+      watermark = Math.max(watermark, saturatedAdd(cleared, 1));
+    }
     if (read == null) {
       // A key without state (new, or cleared once nothing was pending) stands where a key that
       // fired at every window end would: evaluated up to the last window end the watermark has
@@ -203,6 +231,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     }
     if (read == null) {
       TrendMetrics.KEYS_HOLDING_STATE.inc();
+      forgetMemory(clearedAt, forget);
     }
     if (evaluated) {
       TrendMetrics.LATE_EVENTS.inc();
@@ -228,6 +257,8 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @TimerId(FIRE) Timer fire,
       @TimerId(EXPIRE) Timer expire,
       @TimerId(CLEANUP) Timer cleanup,
+      @StateId(CLEARED_AT) ValueState<Long> clearedAt,
+      @TimerId(FORGET) Timer forget,
       MultiOutputReceiver out) {
     int unit = RouteFn.unitOf(key);
     long t = c.fireTimestamp().getMillis();
@@ -299,6 +330,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
           coreState,
           progress,
           cleanup);
+      remember(horizon(p), clearedAt, forget);
       return;
     }
     coreState.write(encode(states));
@@ -317,7 +349,9 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @StateId(LATE) BagState<KV<Long, Event>> lateState,
       @StateId(CORE) ValueState<List<byte[]>> coreState,
       @TimerId(EXPIRE) Timer expire,
-      @TimerId(CLEANUP) Timer cleanup) {
+      @TimerId(CLEANUP) Timer cleanup,
+      @StateId(CLEARED_AT) ValueState<Long> clearedAt,
+      @TimerId(FORGET) Timer forget) {
     int unit = RouteFn.unitOf(key);
     long now = c.fireTimestamp().getMillis();
     coreState.readLater();
@@ -384,6 +418,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
           coreState,
           progress,
           cleanup);
+      remember(horizon(p), clearedAt, forget);
       return;
     }
     progress.write(p);
@@ -422,6 +457,44 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     progress.clear();
     cleanup.clear();
     TrendMetrics.KEYS_HOLDING_STATE.dec();
+  }
+
+  /**
+   * Remembers, once the key's state is cleared, the time its timers saw the watermark reach, for
+   * {@code clearedKeyMemory} of event time: an event of the key replayed after a restore, when the
+   * runner's input watermark has started again, is judged at that time, not at the start of time
+   * (and never re-opens a window that had expired).
+   */
+  private void remember(long watermarkSeen, ValueState<Long> clearedAt, Timer forget) {
+    if (clearedKeyMemory == 0) {
+      return;
+    }
+    if (clearedAt.read() == null) {
+      TrendMetrics.CLEARED_KEYS_REMEMBERED.inc();
+    }
+    clearedAt.write(watermarkSeen);
+    long forgetAt = Math.min(saturatedAdd(watermarkSeen, clearedKeyMemory), LAST_TIMER);
+    forget.withNoOutputTimestamp().set(new Instant(forgetAt));
+  }
+
+  /** The key has state again (which knows what its memory knew), or its memory is over. */
+  private static void forgetMemory(ValueState<Long> clearedAt, Timer forget) {
+    if (clearedAt.read() != null) {
+      clearedAt.clear();
+      forget.clear();
+      TrendMetrics.CLEARED_KEYS_REMEMBERED.dec();
+    }
+  }
+
+  /**
+   * The memory is over. The timer is set only with the memory and deleted with it, so it counts the
+   * memory as gone even if the runner dropped the state first: at the end of time Flink clears the
+   * global window's state, possibly before this timer fires.
+   */
+  @OnTimer(FORGET)
+  public void onForget(@StateId(CLEARED_AT) ValueState<Long> clearedAt) {
+    clearedAt.clear();
+    TrendMetrics.CLEARED_KEYS_REMEMBERED.dec();
   }
 
   /** At the end of time every window has expired: the key's blocks go, whatever is left of them. */

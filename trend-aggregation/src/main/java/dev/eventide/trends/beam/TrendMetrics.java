@@ -48,6 +48,13 @@ public final class TrendMetrics {
    */
   static final Counter KEYS_HOLDING_STATE = Metrics.counter(NAMESPACE, "keysHoldingState");
 
+  /**
+   * Keys whose state was cleared and that remember, for {@link
+   * TrendAggregate#withClearedKeyMemory}, the watermark they were cleared at.
+   */
+  static final Counter CLEARED_KEYS_REMEMBERED =
+      Metrics.counter(NAMESPACE, "clearedKeysRemembered");
+
   private TrendMetrics() {}
 
   /** The sum of a counter of a finished pipeline, such as {@code "deadLetters"}. */

@@ -320,6 +320,11 @@ class TrendAggregateApiTest {
         assertThrows(
             IllegalArgumentException.class, () -> aggregate.withPurgeDelay(Duration.millis(-1)));
     assertTrue(e.getMessage().contains("purge delay"), e.getMessage());
+    e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> aggregate.withClearedKeyMemory(Duration.millis(-1)));
+    assertTrue(e.getMessage().contains("cleared-key memory"), e.getMessage());
     // Retention without lateness keeps nothing: refused when the pipeline is built.
     TestPipeline p = TestPipeline.create().enableAbandonedNodeEnforcement(false);
     PCollection<Event> events = p.apply(Create.empty(EventCoder.of()));
@@ -336,7 +341,8 @@ class TrendAggregateApiTest {
         TrendAggregate.of(Workload.parse(WORKLOAD))
             .withAllowedLateness(Duration.standardMinutes(5))
             .withRetainedEventsIn(dir.toUri().toString(), 1000)
-            .withPurgeDelay(Duration.standardMinutes(2));
+            .withPurgeDelay(Duration.standardMinutes(2))
+            .withClearedKeyMemory(Duration.standardHours(1));
     DisplayData data = DisplayData.from(aggregate);
     assertTrue(data.items().stream().anyMatch(i -> i.getKey().equals("allowedLateness")));
     assertTrue(
@@ -348,5 +354,12 @@ class TrendAggregateApiTest {
         data.toString());
     assertTrue(data.items().stream().anyMatch(i -> i.getKey().equals("retainedInMemory")));
     assertTrue(data.items().stream().anyMatch(i -> i.getKey().equals("purgeDelay")));
+    assertTrue(
+        data.items().stream()
+            .anyMatch(
+                i ->
+                    i.getKey().equals("clearedKeyMemory")
+                        && i.getValue().equals(Duration.standardHours(1).getMillis())),
+        data.toString());
   }
 }

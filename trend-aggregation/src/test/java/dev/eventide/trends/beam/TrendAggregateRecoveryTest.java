@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.eventide.generators.LateEvent;
 import dev.eventide.generators.LateEventGenerator;
 import dev.eventide.generators.LateEventSource;
+import dev.eventide.testing.streams.GatedReplay;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.RandomWorkloads;
 import dev.eventide.trends.TrendResult;
@@ -39,7 +40,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A checkpointed job on embedded Flink whose task fails in the middle of the stream restarts from
  * its last checkpoint (TrendAggregate's state restored from its coders) and ends with the same
- * results as the in-process core, which an undisturbed run also gives.
+ * results as the in-process core, which an undisturbed run also gives; and a key cleared before the
+ * checkpoint judges a replayed event as before the failure, although the restored job's input
+ * watermark starts again at the start of time.
  */
 class TrendAggregateRecoveryTest {
   private static final AtomicBoolean FAILED = new AtomicBoolean();
@@ -89,6 +92,123 @@ class TrendAggregateRecoveryTest {
           List.of(),
           files.filter(f -> f.toString().endsWith(".blk")).toList(),
           "the restored run deleted every block, its own and those its first attempt wrote");
+    }
+  }
+
+  private static final java.util.Queue<String> RESTORED_RESULTS =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private static final java.util.Queue<Long> RESTORED_DEAD_LETTERS =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+  /**
+   * The order of issue 48, item 7, without allowed lateness: group 7's window [0, 10 s) fires with
+   * three events (COUNT 7) and the group's state is cleared; the watermark reaches 40 s and a
+   * checkpoint completes; a straggler of group 7 at 5 s then fails the task before it reaches the
+   * aggregation. The job restores that checkpoint, whose input watermark starts again at the start
+   * of time, and reads the straggler again before any watermark: judged by what the cleared key
+   * remembers (the watermark at its clearing), it is a dead letter, as it is in a run without the
+   * failure, and [0, 10 s) keeps its one pane. Without the memory, the straggler opened the window
+   * again: a second first pane, COUNT 1.
+   */
+  @Test
+  void aClearedKeyJudgesAnEventReplayedAfterARestoreAsBeforeTheFailure() {
+    for (boolean fail : List.of(false, true)) {
+      RESTORED_RESULTS.clear();
+      RESTORED_DEAD_LETTERS.clear();
+      STRAGGLER_FAILED.set(!fail);
+      GatedReplay<Event> replay =
+          GatedReplay.builder(EventCoder.of())
+              .add(b(1_000, 7), new Instant(1_000))
+              .add(b(2_000, 7), new Instant(2_000))
+              .add(b(3_000, 7), new Instant(3_000))
+              .advanceWatermarkTo(new Instant(20_000)) // [0, 10 s) fired and expired: cleared
+              .advanceWatermarkTo(new Instant(40_000))
+              .holdUntilCheckpointed()
+              .add(b(STRAGGLER, 7), new Instant(STRAGGLER))
+              .add(b(41_000, 8), new Instant(41_000))
+              .build();
+      FlinkPipelineOptions options = PipelineOptionsFactory.as(FlinkPipelineOptions.class);
+      options.setRunner(FlinkRunner.class);
+      options.setFlinkMaster("[local]");
+      options.setStreaming(true);
+      options.setParallelism(1);
+      options.setCheckpointingInterval(50L);
+      options.setNumberOfExecutionRetries(3);
+      options.setExecutionRetryDelay(100L);
+      options.setShutdownSourcesAfterIdleMs(0L);
+      Pipeline p = Pipeline.create(options);
+      TrendAggregate.Result out =
+          p.apply(replay)
+              .apply(ParDo.of(new FailOnStraggler()))
+              .setCoder(EventCoder.of())
+              .apply(
+                  TrendAggregate.of(
+                      Workload.parse(
+                          """
+                          QUERY runs
+                          RETURN COUNT(*)
+                          PATTERN B+
+                          GROUPBY sensor
+                          WITHIN 10 seconds SLIDE 10 seconds
+                          """)));
+      out.results().apply(ParDo.of(new CollectResults()));
+      out.deadLetters().apply(ParDo.of(new CollectDeadLetters()));
+      PipelineResult result = p.run();
+      assertEquals(PipelineResult.State.DONE, result.waitUntilFinish());
+      String run = fail ? "restored run" : "undisturbed run";
+      assertTrue(STRAGGLER_FAILED.get(), "the failure was injected");
+      assertEquals(
+          List.of("7 [0, 10000) pane 0: 7"),
+          RESTORED_RESULTS.stream().filter(r -> r.startsWith("7 [0,")).toList(),
+          run + ": group 7's first window");
+      assertTrue(
+          RESTORED_DEAD_LETTERS.contains(STRAGGLER),
+          run + ": the straggler is a dead letter: " + RESTORED_DEAD_LETTERS);
+      assertEquals(
+          List.of("8 [40000, 50000) pane 0: 1"),
+          RESTORED_RESULTS.stream().filter(r -> r.startsWith("8 ")).toList(),
+          run + ": group 8");
+    }
+  }
+
+  private static final long STRAGGLER = 5_000;
+  private static final AtomicBoolean STRAGGLER_FAILED = new AtomicBoolean();
+
+  private static Event b(long time, int sensor) {
+    return Event.of("B", time, "sensor", sensor);
+  }
+
+  /** Throws on the straggler once, in the run that is to fail. */
+  private static final class FailOnStraggler extends DoFn<Event, Event> {
+    @ProcessElement
+    public void process(@Element Event e, OutputReceiver<Event> out) {
+      if (e.time() == STRAGGLER && STRAGGLER_FAILED.compareAndSet(false, true)) {
+        throw new IllegalStateException("a task failure injected by the test");
+      }
+      out.output(e);
+    }
+  }
+
+  private static final class CollectResults extends DoFn<TrendResult, Void> {
+    @ProcessElement
+    public void process(@Element TrendResult r, PaneInfo pane) {
+      RESTORED_RESULTS.add(
+          r.group().get("sensor")
+              + " ["
+              + r.windowStart()
+              + ", "
+              + r.windowEnd()
+              + ") pane "
+              + pane.getIndex()
+              + ": "
+              + r.value());
+    }
+  }
+
+  private static final class CollectDeadLetters extends DoFn<DeadLetter, Void> {
+    @ProcessElement
+    public void process(@Element DeadLetter d) {
+      RESTORED_DEAD_LETTERS.add(d.event().time());
     }
   }
 

@@ -76,23 +76,28 @@ class TrendAggregateStateEndsTest {
     PipelineResult result = p.run();
     result.waitUntilFinish();
     assertEquals(0, TrendMetrics.counter(result, "keysHoldingState"), "keys holding state");
+    assertEquals(0, TrendMetrics.counter(result, "clearedKeysRemembered"), "keys remembered");
     assertEquals(2L * groups, TrendMetrics.counter(result, "events"));
   }
 
   private static final AtomicBoolean ALL_GROUPS_HELD = new AtomicBoolean();
   private static final AtomicBoolean ALL_GROUPS_CLEARED = new AtomicBoolean();
+  private static final AtomicBoolean ALL_GROUPS_FORGOTTEN = new AtomicBoolean();
 
   /**
-   * State ends while the stream goes on, not only when it ends: 500 groups' events; the stream held
-   * open until every group's key holds state; the watermark to 60 s, past every window's end plus
-   * the lateness of 5 s, and the stream held open there (the watermark far from the end of time)
-   * until no key holds state; then a new group's events, and the end. On the DirectRunner, which
-   * reports metrics while a pipeline runs.
+   * State ends while the stream goes on, not only when it ends: 500 groups' events (in [0, 5 s));
+   * the stream held open until every group's key holds state; the watermark to 60 s, past every
+   * window's end plus the lateness of 5 s, and the stream held open there (the watermark far from
+   * the end of time) until no key holds state and every cleared key remembers its watermark (for 50
+   * s of event time); the watermark to 120 s, past that memory, and held until no key remembers;
+   * then a new group's events, and the end. On the DirectRunner, which reports metrics while a
+   * pipeline runs.
    */
   @Test
   void stateEndsWhileTheStreamGoesOn() throws Exception {
     ALL_GROUPS_HELD.set(false);
     ALL_GROUPS_CLEARED.set(false);
+    ALL_GROUPS_FORGOTTEN.set(false);
     int groups = 500;
     GatedReplay.Builder<Event> replay = GatedReplay.builder(EventCoder.of());
     for (int g = 0; g < groups; g++) {
@@ -103,12 +108,17 @@ class TrendAggregateStateEndsTest {
             .holdUntil("every group's key holds state", () -> ALL_GROUPS_HELD.get())
             .advanceWatermarkTo(new Instant(60_000))
             .holdUntil("no key holds state", () -> ALL_GROUPS_CLEARED.get())
-            .add(Event.of("B", 70_000, "sensor", groups), new Instant(70_000));
+            .advanceWatermarkTo(new Instant(120_000))
+            .holdUntil("no key remembers", () -> ALL_GROUPS_FORGOTTEN.get())
+            .add(Event.of("B", 130_000, "sensor", groups), new Instant(130_000));
     PipelineOptions options = TestRunner.DIRECT.options(1);
     options.as(DirectOptions.class).setBlockOnRun(false);
     Pipeline p = Pipeline.create(options);
     p.apply(replay.build())
-        .apply(TrendAggregate.of(WORKLOAD).withAllowedLateness(Duration.standardSeconds(5)));
+        .apply(
+            TrendAggregate.of(WORKLOAD)
+                .withAllowedLateness(Duration.standardSeconds(5))
+                .withClearedKeyMemory(Duration.standardSeconds(50)));
     PipelineResult result = p.run();
     java.time.Duration limit = java.time.Duration.ofMinutes(3);
     Await.until(
@@ -122,10 +132,23 @@ class TrendAggregateStateEndsTest {
         limit,
         () -> TrendMetrics.counter(result, "keysHoldingState"),
         held -> held == 0);
+    Await.until(
+        "clearedKeysRemembered at " + groups + " at watermark 60 s",
+        limit,
+        () -> TrendMetrics.counter(result, "clearedKeysRemembered"),
+        remembered -> remembered == groups);
     assertEquals(PipelineResult.State.RUNNING, result.getState(), "the stream is still open");
     ALL_GROUPS_CLEARED.set(true);
+    Await.until(
+        "clearedKeysRemembered at 0 at watermark 120 s, with the stream still open",
+        limit,
+        () -> TrendMetrics.counter(result, "clearedKeysRemembered"),
+        remembered -> remembered == 0);
+    assertEquals(PipelineResult.State.RUNNING, result.getState(), "the stream is still open");
+    ALL_GROUPS_FORGOTTEN.set(true);
     result.waitUntilFinish();
     assertEquals(0, TrendMetrics.counter(result, "keysHoldingState"), "keys holding state");
+    assertEquals(0, TrendMetrics.counter(result, "clearedKeysRemembered"), "keys remembered");
     assertEquals(groups + 1L, TrendMetrics.counter(result, "windowsEmitted"), "one per group");
   }
 

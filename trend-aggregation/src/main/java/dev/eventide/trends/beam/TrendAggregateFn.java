@@ -5,6 +5,7 @@ import dev.eventide.tiering.store.BlockStores;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.engine.Counters;
+import dev.eventide.trends.engine.SlidingWindows;
 import dev.eventide.trends.engine.TrendPlan;
 import dev.eventide.trends.engine.TrendState;
 import dev.eventide.trends.engine.TrendStateCodec;
@@ -394,10 +395,10 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
         p.expireAfterFire = true;
       }
     }
-    long within = plan.within(unit);
+    SlidingWindows windows = plan.windows(unit);
     Iterator<Progress.PaneKey> panes = p.panes.keySet().iterator();
     while (panes.hasNext()) {
-      long expiry = saturatedAdd(panes.next().windowStart() + within - 1, lateness);
+      long expiry = saturatedAdd(windows.endOf(panes.next().windowStart()) - 1, lateness);
       if (expiry <= now) {
         panes.remove();
       } else {
@@ -552,15 +553,16 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     // Windows a late event entered (not expired at its arrival), closed and not expired since:
     // their results changed (or vanished). A window that had expired when the event arrived keeps
     // its result, although the rebuilt states count the event in it too.
-    long within = plan.within(unit);
-    long slide = plan.slide(unit);
+    SlidingWindows windows = plan.windows(unit);
     List<Object> group = null;
     Set<Progress.PaneKey> touched = new LinkedHashSet<>();
     for (KV<Long, Event> arrival : acceptedArrivals) {
       Event e = arrival.getValue();
       long arrivedAt = arrival.getKey();
-      for (long s = Math.floorDiv(e.time(), slide) * slide; s > e.time() - within; s -= slide) {
-        long end = s + within;
+      long first = windows.firstIndex(e.time());
+      for (long k = windows.lastIndex(e.time()); k >= first; k--) {
+        long s = windows.start(k);
+        long end = windows.end(k);
         long windowExpiry = saturatedAdd(end - 1, lateness);
         if (end - 1 <= p.evaluatedUpTo && windowExpiry >= arrivedAt && windowExpiry > horizon) {
           for (String q : plan.queryNames(unit)) {
@@ -575,7 +577,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     for (Progress.PaneKey k : touched) {
       WindowResult r = closed.get(k);
       if (r == null && p.panes.containsKey(k)) {
-        r = plan.noTrends(k.query(), group, k.windowStart(), k.windowStart() + within);
+        r = plan.noTrends(k.query(), group, k.windowStart(), windows.endOf(k.windowStart()));
       }
       if (r != null) {
         emit(out, p, r, PaneInfo.Timing.LATE);
@@ -700,25 +702,18 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
 
   /** The end of the earliest window of the unit that holds time t. */
   private long firstEnd(int unit, long t) {
-    long within = plan.within(unit);
-    long slide = plan.slide(unit);
-    long k = Math.floorDiv(t, slide) - Math.floorDiv(within, slide);
-    while (k * slide + within <= t) {
-      k++;
-    }
-    return k * slide + within;
+    return plan.windows(unit).firstEnd(t);
   }
 
   /** The end (minus 1 ms) of the last window of the unit that ends by the watermark. */
   private long lastEndPassed(int unit, long watermark) {
-    long within = plan.within(unit);
-    long slide = plan.slide(unit);
-    return Math.floorDiv(watermark - within, slide) * slide + within - 1;
+    long end = plan.windows(unit).lastEndAtOrBefore(watermark);
+    return end == Long.MIN_VALUE ? Long.MIN_VALUE : end - 1;
   }
 
   /** The end of the last window of the unit that holds time t. */
   private long lastEnd(int unit, long t) {
-    return Math.floorDiv(t, plan.slide(unit)) * plan.slide(unit) + plan.within(unit);
+    return plan.windows(unit).lastEnd(t);
   }
 
   /**

@@ -75,6 +75,7 @@ public final class TrendPlan {
     final List<String> partitionAttributes;
     final long within;
     final long slide;
+    final SlidingWindows windows;
 
     /** The shared Kleene type, or null for a query alone. */
     final String sharedType;
@@ -97,6 +98,7 @@ public final class TrendPlan {
       this.partitionAttributes = first.partitionAttributes;
       this.within = first.query.within();
       this.slide = first.query.slide();
+      this.windows = SlidingWindows.of(within, slide);
       Map<String, List<Integer>> byType = new LinkedHashMap<>();
       for (int m = 0; m < members.size(); m++) {
         for (String type : members.get(m).compiled.types) {
@@ -180,6 +182,11 @@ public final class TrendPlan {
   /** The SLIDE of a unit's queries, in ms. */
   public long slide(int unit) {
     return units.get(unit).slide;
+  }
+
+  /** The windows of the unit's queries (a unit's members share WITHIN and SLIDE). */
+  public SlidingWindows windows(int unit) {
+    return units.get(unit).windows;
   }
 
   /** The names of a unit's queries, in workload order. */
@@ -333,18 +340,13 @@ public final class TrendPlan {
 
   /** Opens the windows containing time t that are not open yet (starts only grow with time). */
   private static void openWindows(TrendState state, Unit u, long t) {
-    long first = firstWindow(u, t);
-    long last = Math.floorDiv(t, u.slide);
+    long first = u.windows.firstIndex(t);
+    long last = u.windows.lastIndex(t);
     if (!state.windows.isEmpty()) {
-      first = Math.max(first, Math.floorDiv(state.windows.peekLast().start, u.slide) + 1);
+      first = Math.max(first, u.windows.lastIndex(state.windows.peekLast().start) + 1);
     }
     for (long k = first; k <= last; k++) {
-      long start;
-      long end;
-      try {
-        start = Math.multiplyExact(k, u.slide);
-        end = Math.addExact(start, u.within);
-      } catch (ArithmeticException overflow) {
+      if (!u.windows.isExact(k)) {
         throw new IllegalArgumentException(
             "time "
                 + t
@@ -354,32 +356,14 @@ public final class TrendPlan {
                 + u.slide
                 + " ms");
       }
-      state.windows.addLast(new TrendState.WindowState(start, end, u.members.size()));
-    }
-  }
-
-  /** The index k of the earliest window [k·slide, k·slide + within) that contains t. */
-  private static long firstWindow(Unit u, long t) {
-    // Not floorDiv(t − within, slide) + 1, which overflows near Long.MIN_VALUE: this k is the
-    // answer or one below it (when within is not a multiple of slide).
-    long k = Math.floorDiv(t, u.slide) - Math.floorDiv(u.within, u.slide);
-    while (windowEndsBy(u, k, t)) {
-      k++;
-    }
-    return k;
-  }
-
-  private static boolean windowEndsBy(Unit u, long k, long t) {
-    try {
-      return Math.addExact(Math.multiplyExact(k, u.slide), u.within) <= t;
-    } catch (ArithmeticException overflow) {
-      return k < 0;
+      state.windows.addLast(
+          new TrendState.WindowState(u.windows.start(k), u.windows.end(k), u.members.size()));
     }
   }
 
   private static boolean sameWindows(Unit u, long a, long b) {
-    return Math.floorDiv(a, u.slide) == Math.floorDiv(b, u.slide)
-        && firstWindow(u, a) == firstWindow(u, b);
+    return u.windows.lastIndex(a) == u.windows.lastIndex(b)
+        && u.windows.firstIndex(a) == u.windows.firstIndex(b);
   }
 
   /**

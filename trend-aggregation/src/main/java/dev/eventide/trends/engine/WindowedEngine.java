@@ -38,8 +38,7 @@ abstract class WindowedEngine implements TrendEngine {
     final List<CompiledQuery> members;
     final Set<String> types = new LinkedHashSet<>();
     final List<String> partitionAttributes;
-    final long within;
-    final long slide;
+    final SlidingWindows windows;
 
     /** Open executors by window start, then partition key. */
     final TreeMap<Long, Map<List<Object>, Executor>> open = new TreeMap<>();
@@ -49,8 +48,7 @@ abstract class WindowedEngine implements TrendEngine {
       members.forEach(m -> types.addAll(m.types));
       CompiledQuery first = members.get(0);
       this.partitionAttributes = first.partitionAttributes;
-      this.within = first.query.within();
-      this.slide = first.query.slide();
+      this.windows = SlidingWindows.of(first.query.within(), first.query.slide());
     }
 
     abstract Executor newExecutor(long windowStart, long windowEnd);
@@ -77,12 +75,13 @@ abstract class WindowedEngine implements TrendEngine {
       if (key == null) {
         continue;
       }
-      long last = Math.floorDiv(e.time(), unit.slide);
-      for (long k = Math.floorDiv(e.time() - unit.within, unit.slide) + 1; k <= last; k++) {
-        long start = k * unit.slide;
+      long last = unit.windows.lastIndex(e.time());
+      for (long k = unit.windows.firstIndex(e.time()); k <= last; k++) {
+        long start = unit.windows.start(k);
+        long end = unit.windows.end(k);
         unit.open
             .computeIfAbsent(start, s -> new HashMap<>())
-            .computeIfAbsent(key, x -> unit.newExecutor(start, start + unit.within))
+            .computeIfAbsent(key, x -> unit.newExecutor(start, end))
             .onEvent(e);
       }
     }
@@ -98,7 +97,7 @@ abstract class WindowedEngine implements TrendEngine {
     List<TrendResult> results = new ArrayList<>();
     List<Integer> order = new ArrayList<>();
     for (Unit unit : units) {
-      while (!unit.open.isEmpty() && unit.open.firstKey() + unit.within <= time) {
+      while (!unit.open.isEmpty() && unit.windows.endOf(unit.open.firstKey()) <= time) {
         var window = unit.open.pollFirstEntry();
         long start = window.getKey();
         Map<CompiledQuery, Map<List<Object>, TrendSums>> groups = new LinkedHashMap<>();
@@ -127,7 +126,7 @@ abstract class WindowedEngine implements TrendEngine {
                     q.query.name(),
                     named,
                     start,
-                    start + unit.within,
+                    unit.windows.endOf(start),
                     format(q, group.getValue())));
             order.add(q.index);
           }

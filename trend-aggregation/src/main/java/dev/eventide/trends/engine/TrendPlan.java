@@ -53,7 +53,8 @@ public final class TrendPlan {
   }
 
   // Costs of the benefit model, in nanoseconds as measured on a 2-core machine by `eventide bench
-  // trends` and its `--burst-sweep` table (docs/benchmarks.md): per event and query evaluated alone
+  // trends --burst-sweep` (docs/benchmarks.md, "Sharing decided per burst"): per event and query
+  // alone
   // (unshared: about 300 ns on small numbers), per 64-bit word of an exact addition, per burst and
   // class shared (the class, the map and its coefficients: a shared burst of one or two events
   // costs about 1 µs more than two queries evaluating it alone), per timestamp group of a shared

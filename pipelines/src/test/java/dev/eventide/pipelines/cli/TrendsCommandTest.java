@@ -143,6 +143,14 @@ class TrendsCommandTest {
         deep.err(), containsString(queries + ":3:409: patterns nest at most 100 levels deep"));
     assertThat(deep.err(), not(containsString("\tat ")));
     Files.writeString(
+        queries, "QUERY q\nRETURN COUNT(*)\nPATTERN A" + "+".repeat(2_000) + "\nWITHIN 1 s\n");
+    Outcome pluses = run("trends", "--queries=" + queries, "--events=" + events);
+    assertThat(pluses.exitCode(), equalTo(2));
+    assertThat(
+        pluses.err(),
+        containsString(
+            queries + ":3:109: patterns nest at most 100 levels deep (each '+' is one)"));
+    Files.writeString(
         queries, "QUERY q\nRETURN COUNT(*)\nPATTERN A\nWITHIN 99999999999999999999 ms\n");
     Outcome huge = run("trends", "--queries=" + queries, "--events=" + events);
     assertThat(huge.exitCode(), equalTo(2));
@@ -221,15 +229,19 @@ class TrendsCommandTest {
             + "}"
             + good
             + "}\n"
-            + "{\"type\":\"Travel\",\"time\":5,\"time\":6,\"driver\":7,\"district\":3}\n");
+            + "{\"type\":\"Travel\",\"time\":5,\"time\":6,\"driver\":7,\"district\":3}\n"
+            + good
+            + ",\"speed\":"
+            + "9".repeat(1_200)
+            + "}\n");
     Path dead = temp.resolve("dead.jsonl");
     Path out = temp.resolve("out.jsonl");
     Outcome o = runKeepingDeadLetters(out, dead);
     assertThat(o.err(), o.exitCode(), equalTo(0));
     assertThat(o.err(), containsString("4 events, 1 results"));
-    assertThat(o.err(), containsString("5 bad event lines written to " + dead));
+    assertThat(o.err(), containsString("6 bad event lines written to " + dead));
     List<String> letters = Files.readAllLines(dead);
-    assertThat(letters.size(), equalTo(5));
+    assertThat(letters.size(), equalTo(6));
     assertThat(
         letters.get(0),
         containsString("{\"line\":5,\"reason\":\"attribute \\\"speed\\\" is 1e400"));
@@ -240,6 +252,10 @@ class TrendsCommandTest {
     assertThat(
         letters.get(4),
         containsString("{\"line\":9,\"reason\":\"field \\\"time\\\" appears more than once"));
+    assertThat(
+        letters.get(5),
+        containsString(
+            "{\"line\":10,\"reason\":\"not valid JSON: Number length (1200) exceeds the maximum"));
     Outcome stopped = run("trends", "--queries=" + queries, "--events=" + events, "--out=" + out);
     assertThat(stopped.exitCode(), equalTo(1));
     assertThat(stopped.err(), containsString(events + ":5: attribute \"speed\" is 1e400, out of"));

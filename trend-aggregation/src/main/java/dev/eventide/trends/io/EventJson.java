@@ -43,12 +43,17 @@ public final class EventJson {
     try (JsonParser p = JSON.createParser(line)) {
       return read(p, line, lineNumber);
     } catch (JsonProcessingException e) {
+      // Jackson's limits (a number of more than 1,000 digits) report no location.
+      String column =
+          e.getLocation() == null || e.getLocation().getColumnNr() < 1
+              ? ""
+              : " at column " + e.getLocation().getColumnNr();
       throw new BadEventException(
           lineNumber,
-          "not valid JSON at column "
-              + e.getLocation().getColumnNr()
+          "not valid JSON"
+              + column
               + ": "
-              + e.getOriginalMessage().lines().findFirst().orElse(""));
+              + String.valueOf(e.getOriginalMessage()).lines().findFirst().orElse(""));
     } catch (IOException e) {
       throw new UncheckedIOException("could not read a line held in memory", e);
     } catch (BadEventException e) {

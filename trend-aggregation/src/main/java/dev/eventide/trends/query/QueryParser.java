@@ -24,7 +24,7 @@ final class QueryParser {
   static final int MAX_OVERLAPPING_WINDOWS = 1000;
 
   /**
-   * Patterns nest at most this deep (SEQ, OR, AND, parentheses): the parser and the compiler
+   * Patterns nest at most this deep (SEQ, OR, AND, parentheses, '+'): the parser and the compiler
    * recurse over a pattern, and an automaton of at most 63 states needs far less.
    */
   static final int MAX_NESTING = 100;
@@ -311,7 +311,15 @@ final class QueryParser {
     } else {
       p = new Pattern.Atom(identifier("an event type, SEQ, OR, AND or '('"));
     }
-    while (acceptSymbol("+")) {
+    // Each '+' wraps the pattern once more: a level of nesting like any other.
+    int levels = nesting;
+    while (peek().kind() == Kind.SYMBOL && peek().text().equals("+")) {
+      if (levels == MAX_NESTING) {
+        throw error(
+            peek(), "patterns nest at most " + MAX_NESTING + " levels deep (each '+' is one)");
+      }
+      next();
+      levels++;
       p = new Pattern.Kleene(p);
     }
     return p;

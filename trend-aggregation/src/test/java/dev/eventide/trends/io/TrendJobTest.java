@@ -13,6 +13,7 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class TrendJobTest {
@@ -116,6 +117,16 @@ class TrendJobTest {
         "\"time\" 9223372036854775808 is out of the range of epoch milliseconds"
             + " (-9223372036854775808 to 9223372036854775807)",
         time.reason());
+    // Beyond Jackson's limit of 1,000 digits (an error without a location): a bad line too.
+    for (String field : List.of("\"speed\":", "\"time\":")) {
+      String line = "{\"type\":\"A\"," + field + "9".repeat(1_200) + "}";
+      BadEventException digits =
+          assertThrows(BadEventException.class, () -> EventJson.parse(line, 6), field);
+      assertEquals(6, digits.line(), digits.getMessage());
+      assertEquals(
+          "not valid JSON: Number length (1200) exceeds the maximum length (1000)",
+          digits.reason());
+    }
   }
 
   @Test

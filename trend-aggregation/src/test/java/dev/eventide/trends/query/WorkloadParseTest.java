@@ -167,6 +167,20 @@ class WorkloadParseTest {
     }
   }
 
+  @Test
+  void rejectsKleenePlusesBeyondTheNestingLimitWithTheirPlace() {
+    String ok = "QUERY q RETURN COUNT(*) PATTERN A" + "+".repeat(99) + " WITHIN 1 s";
+    assertEquals(1, Workload.parse(ok).queries().size());
+    for (int pluses : List.of(100, 2_000)) {
+      String text = "QUERY q RETURN COUNT(*) PATTERN A" + "+".repeat(pluses) + " WITHIN 1 s";
+      QueryException e = assertThrows(QueryException.class, () -> Workload.parse(text));
+      // PATTERN's one level, then the 100th '+' (column 34 holds the first).
+      assertEquals(
+          "line 1, column 133: patterns nest at most 100 levels deep (each '+' is one)",
+          e.getMessage());
+    }
+  }
+
   /** {@code depth} levels of {@code open} around the type A, closed again. */
   private static String nested(String open, int depth) {
     return open.repeat(depth) + "A" + ")".repeat(depth);

@@ -164,6 +164,11 @@ final class TrendsCommand implements Callable<Integer> {
     if (runner != null || flinkMaster != null || config != null || parallelism != null) {
       return runPipeline(workload, chosen, err);
     }
+    if (spec.commandLine().getParseResult().hasMatchedOption("--allowed-lateness")) {
+      throw new EventideCli.UsageException(
+          "--allowed-lateness applies to a pipeline (--runner, --flink-master or --config); the"
+              + " in-process engines read events in time order (--max-delay, --sort)");
+    }
     try (TextLines in = openEvents();
         Writer results = openOut();
         Writer dead = openDeadLetter()) {

@@ -1,11 +1,15 @@
 package dev.eventide.pipelines.options;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -124,16 +128,32 @@ public final class RunnerSelection {
   }
 
   private void load(Path file) throws InvalidOptionsException {
-    List<String> lines;
+    byte[] bytes;
     try {
-      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+      bytes = Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
       throw new InvalidOptionsException("config file " + file + " does not exist");
     } catch (IOException e) {
       throw new InvalidOptionsException("cannot read config file " + file + ": " + e.getMessage());
     }
-    for (int i = 0; i < lines.size(); i++) {
-      String line = lines.get(i).strip();
+    Map<String, Integer> lineOf = new LinkedHashMap<>();
+    int number = 0;
+    for (byte[] raw : lines(bytes)) {
+      number++;
+      String line;
+      try {
+        line =
+            StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT)
+                .decode(ByteBuffer.wrap(raw))
+                .toString()
+                .strip();
+      } catch (CharacterCodingException e) {
+        throw new InvalidOptionsException(
+            file + ":" + number + ": not valid UTF-8; save the config file as UTF-8");
+      }
       if (line.isEmpty() || line.startsWith("#")) {
         continue;
       }
@@ -141,13 +161,36 @@ public final class RunnerSelection {
       if (!m.matches()) {
         throw new InvalidOptionsException(
             String.format(
-                "%s line %d: expected a pipeline option as name=value, but was '%s'",
-                file, i + 1, line));
+                "%s:%d: expected a pipeline option as name=value, but was '%s'",
+                file, number, line));
+      }
+      Integer first = lineOf.putIfAbsent(m.group(1), number);
+      if (first != null) {
+        throw new InvalidOptionsException(
+            String.format(
+                "%s:%d: %s is set twice (first on line %d); keep one",
+                file, number, m.group(1), first));
       }
       options.put(m.group(1), m.group(2).strip());
-      origins.put(m.group(1), file + " line " + (i + 1));
+      origins.put(m.group(1), file + ":" + number);
     }
     sources.add(file.toString());
+  }
+
+  /** The lines of a file's bytes, without their line ends. */
+  private static List<byte[]> lines(byte[] bytes) {
+    List<byte[]> lines = new ArrayList<>();
+    int start = 0;
+    for (int i = 0; i <= bytes.length; i++) {
+      if (i == bytes.length || bytes[i] == '\n') {
+        int end = i > start && bytes[i - 1] == '\r' ? i - 1 : i;
+        if (i < bytes.length || end > start) {
+          lines.add(Arrays.copyOfRange(bytes, start, end));
+        }
+        start = i + 1;
+      }
+    }
+    return lines;
   }
 
   /** Overrides the runner. */
@@ -208,6 +251,14 @@ public final class RunnerSelection {
    * @throws InvalidOptionsException with Beam's reason, naming where the options came from
    */
   public PipelineOptions create(Optional<Path> jobJar) throws InvalidOptionsException {
+    if (!isFlink() && "the command line".equals(origins.get("flinkMaster"))) {
+      throw new InvalidOptionsException(
+          "--flink-master applies to the Flink runner only, but the runner is "
+              + options.get("runner")
+              + " (from "
+              + origins.get("runner")
+              + "): drop --flink-master, or run on flink");
+    }
     Map<String, String> resolved = new LinkedHashMap<>(options);
     resolved.putIfAbsent("runner", Runner.FLINK.beamName);
     if (isFlink()) {
@@ -242,12 +293,32 @@ public final class RunnerSelection {
       }
       return created;
     } catch (IllegalArgumentException e) {
+      // Beam names neither the option nor where it came from: find the first that fails alone.
+      for (Map.Entry<String, String> option : resolved.entrySet()) {
+        String arg = "--" + option.getKey() + "=" + option.getValue();
+        try {
+          PipelineOptionsFactory.fromArgs(arg).create();
+        } catch (IllegalArgumentException alone) {
+          throw new InvalidOptionsException(
+              origins.getOrDefault(option.getKey(), "the defaults")
+                  + ": "
+                  + option.getKey()
+                  + "="
+                  + option.getValue()
+                  + " is not a valid pipeline option: "
+                  + firstLine(alone.getMessage()));
+        }
+      }
       throw new InvalidOptionsException(
           "invalid pipeline options from "
               + (sources.isEmpty() ? "the defaults" : String.join(" and ", sources))
               + ": "
               + e.getMessage());
     }
+  }
+
+  private static String firstLine(String message) {
+    return message == null ? "" : message.lines().findFirst().orElse("");
   }
 
   /** Options that cannot make a pipeline, with a message a user can act on. */

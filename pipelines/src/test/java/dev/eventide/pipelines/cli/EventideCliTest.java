@@ -8,6 +8,7 @@ import static org.hamcrest.Matchers.not;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -97,7 +98,7 @@ class EventideCliTest {
     assertThat(
         o.err(),
         containsString(
-            config + " line 3: expected a pipeline option as name=value, but was 'parallelism 4'"));
+            config + ":3: expected a pipeline option as name=value, but was 'parallelism 4'"));
     assertNoStackTrace(o);
   }
 
@@ -108,9 +109,44 @@ class EventideCliTest {
     Outcome o =
         run("run", "--config", config.toString(), "--output", temp.resolve("out").toString());
     assertThat(o.exitCode(), equalTo(2));
-    assertThat(o.err(), containsString("invalid pipeline options from " + config));
-    assertThat(o.err(), containsString("flinkMastr"));
+    assertThat(
+        o.err(), containsString(config + ":2: flinkMastr=x is not a valid pipeline option: "));
     assertNoStackTrace(o);
+  }
+
+  @Test
+  void aConfigFileNamesTheLineOfABadValueATwiceSetOptionAndBytesThatAreNotUtf8()
+      throws IOException {
+    Path badValue =
+        Files.writeString(temp.resolve("value.conf"), "runner=DirectRunner\nparallelism=abc\n");
+    Outcome value =
+        run("run", "--config", badValue.toString(), "--output", temp.resolve("out").toString());
+    assertThat(value.exitCode(), equalTo(2));
+    assertThat(
+        value.err(),
+        containsString(
+            badValue
+                + ":2: parallelism=abc is not a valid pipeline option: Cannot deserialize value of"
+                + " type `java.lang.Integer` from String \"abc\""));
+    assertThat(value.err(), not(containsString("UNKNOWN")));
+    Path twice =
+        Files.writeString(
+            temp.resolve("twice.conf"), "runner=DirectRunner\n# the other\nrunner=FlinkRunner\n");
+    Outcome set =
+        run("run", "--config", twice.toString(), "--output", temp.resolve("out").toString());
+    assertThat(set.exitCode(), equalTo(2));
+    assertThat(
+        set.err(), containsString(twice + ":3: runner is set twice (first on line 1); keep one"));
+    Path latin1 = temp.resolve("latin1.conf");
+    Files.write(latin1, "runner=DirectRunner\n# caf\u00e9\n".getBytes(StandardCharsets.ISO_8859_1));
+    Outcome bytes =
+        run("run", "--config", latin1.toString(), "--output", temp.resolve("out").toString());
+    assertThat(bytes.exitCode(), equalTo(2));
+    assertThat(
+        bytes.err(), containsString(latin1 + ":2: not valid UTF-8; save the config file as UTF-8"));
+    assertNoStackTrace(value);
+    assertNoStackTrace(set);
+    assertNoStackTrace(bytes);
   }
 
   @Test

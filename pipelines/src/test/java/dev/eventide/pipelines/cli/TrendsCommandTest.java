@@ -3,6 +3,7 @@ package dev.eventide.pipelines.cli;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.lessThan;
 import static org.hamcrest.Matchers.not;
 
 import dev.eventide.testing.waits.Await;
@@ -14,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -142,6 +144,10 @@ class TrendsCommandTest {
     assertThat(
         deep.err(), containsString(queries + ":3:409: patterns nest at most 100 levels deep"));
     assertThat(deep.err(), not(containsString("\tat ")));
+    Files.writeString(queries, "QUERY q\u200b\nRETURN COUNT(*)\nPATTERN A\nWITHIN 1 s\n");
+    Outcome invisible = run("trends", "--queries=" + queries, "--events=" + events);
+    assertThat(invisible.exitCode(), equalTo(2));
+    assertThat(invisible.err(), containsString(queries + ":1:8: unexpected character U+200B\n"));
     Files.writeString(
         queries, "QUERY q\nRETURN COUNT(*)\nPATTERN A" + "+".repeat(2_000) + "\nWITHIN 1 s\n");
     Outcome pluses = run("trends", "--queries=" + queries, "--events=" + events);
@@ -168,8 +174,31 @@ class TrendsCommandTest {
         "QUERY big RETURN COUNT(*) PATTERN AND(" + eight + ", " + eight + ") WITHIN 1 s\n");
     Outcome o = run("trends", "--queries=" + queries, "--events=" + events);
     assertThat(o.exitCode(), equalTo(2));
-    assertThat(o.err(), containsString("query big: pattern AND("));
-    assertThat(o.err(), containsString("needs 64 automaton states; at most 63 are supported"));
+    assertThat(o.err(), containsString(queries + ":1:1: query big: pattern AND("));
+    assertThat(
+        o.err(),
+        containsString(
+            "needs 64 automaton states; at most 63 are supported (one per event type the pattern"
+                + " matches, and AND multiplies the states of its operands)"));
+    // An OR of a thousand types: the place, the pattern shortened, and no word of AND.
+    List<String> types = new ArrayList<>();
+    for (int i = 0; i < 1_000; i++) {
+      types.add("T" + i);
+    }
+    Files.writeString(
+        queries,
+        "\nQUERY wide\nRETURN COUNT(*)\nPATTERN OR("
+            + String.join(", ", types)
+            + ")\nWITHIN 1 s\n");
+    Outcome wide = run("trends", "--queries=" + queries, "--events=" + events);
+    assertThat(wide.exitCode(), equalTo(2));
+    assertThat(wide.err(), containsString(queries + ":2:1: query wide: pattern OR(T0, T1, T2"));
+    assertThat(
+        wide.err(),
+        containsString(
+            "(5892 characters) needs 1000 automaton states; at most 63 are supported (one per"
+                + " event type the pattern matches)"));
+    assertThat(wide.err().length(), lessThan(500));
   }
 
   @Test
@@ -197,6 +226,40 @@ class TrendsCommandTest {
     assertThat(kept.err(), kept.exitCode(), equalTo(0));
     assertThat(kept.err(), containsString("1 bad event lines written to " + dead));
     assertThat(Files.readString(dead), containsString("\"line\":5"));
+  }
+
+  @Test
+  void anEventOfATypeNoQueryReadsIsIgnoredEvenWithAnAttributeNoEventMayCarry() throws IOException {
+    Files.writeString(
+        events,
+        Files.readString(events) + "{\"type\":\"Other\",\"time\":5,\"flag\":true,\"n\":null}\n");
+    Path out = temp.resolve("out.jsonl");
+    Outcome o = run("trends", "--queries=" + queries, "--events=" + events, "--out=" + out);
+    assertThat(o.err(), o.exitCode(), equalTo(0));
+    assertThat(o.err(), not(containsString("bad event")));
+  }
+
+  @Test
+  void runnerFlagsThatWouldBeIgnoredAreUsageErrors() {
+    Outcome lateness =
+        run("trends", "--queries=" + queries, "--events=" + events, "--allowed-lateness=5s");
+    assertThat(lateness.exitCode(), equalTo(2));
+    assertThat(
+        lateness.err(),
+        containsString("--allowed-lateness applies to a pipeline (--runner, --flink-master or"));
+    Outcome master =
+        run(
+            "trends",
+            "--queries=" + queries,
+            "--events=" + events,
+            "--runner=direct",
+            "--flink-master=127.0.0.1:8081");
+    assertThat(master.exitCode(), equalTo(2));
+    assertThat(
+        master.err(),
+        containsString(
+            "--flink-master applies to the Flink runner only, but the runner is DirectRunner"
+                + " (from the command line)"));
   }
 
   @Test

@@ -135,7 +135,7 @@ class RunnerSelectionTest {
             RunnerSelection.InvalidOptionsException.class,
             () -> RunnerSelection.fromConfig(Optional.of(config)).create(Optional.empty()));
     assertThat(e.getMessage(), containsString("for embedded Flink write [local]"));
-    assertThat(e.getMessage(), containsString("(from " + config + " line 2)"));
+    assertThat(e.getMessage(), containsString("(from " + config + ":2)"));
     assertThat(
         RunnerSelection.FlinkAddress.parse("http://[::1]:9081/"),
         equalTo(Optional.of(new RunnerSelection.FlinkAddress("[::1]", 9081))));

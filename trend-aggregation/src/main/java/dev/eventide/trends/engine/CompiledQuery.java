@@ -3,6 +3,7 @@ package dev.eventide.trends.engine;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.query.Predicate;
 import dev.eventide.trends.query.Query;
+import dev.eventide.trends.query.QueryException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,7 +39,8 @@ final class CompiledQuery {
     try {
       this.automaton = TrendAutomaton.of(query.pattern());
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("query " + query.name() + ": " + e.getMessage(), e);
+      throw new QueryException(
+          query.line(), query.column(), "query " + query.name() + ": " + e.getMessage());
     }
     this.types = query.types();
     this.shape = TrendSums.Shape.of(query.aggregation().kind());

@@ -55,12 +55,15 @@ public final class TrendAutomaton {
     if (b.labels.size() > MAX_STATES) {
       throw new IllegalArgumentException(
           "pattern "
-              + pattern
+              + abbreviated(pattern)
               + " needs "
               + b.labels.size()
               + " automaton states; at most "
               + MAX_STATES
-              + " are supported (AND multiplies the states of its operands)");
+              + " are supported (one per event type the pattern matches"
+              + (contains(pattern, Pattern.And.class)
+                  ? ", and AND multiplies the states of its operands)"
+                  : ")"));
     }
     List<Map<Integer, List<Constraint>>> edges = new ArrayList<>();
     for (int s = 0; s < b.labels.size(); s++) {
@@ -74,6 +77,19 @@ public final class TrendAutomaton {
     }
     return new TrendAutomaton(
         b.labels.toArray(String[]::new), List.copyOf(negated), start, end, edges);
+  }
+
+  /** The pattern as written, shortened for a message if long (an OR of a thousand types). */
+  private static String abbreviated(Pattern pattern) {
+    String text = pattern.toString();
+    int limit = 120;
+    return text.length() <= limit
+        ? text
+        : text.substring(0, limit) + "… (" + text.length() + " characters)";
+  }
+
+  private static boolean contains(Pattern pattern, Class<? extends Pattern> kind) {
+    return kind.isInstance(pattern) || pattern.children().stream().anyMatch(c -> contains(c, kind));
   }
 
   public int size() {

@@ -8,8 +8,11 @@ import dev.eventide.trends.Event;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Events as JSON lines: {@code {"type":"Travel","time":1700000000000,"driver":7,"speed":8.5}} —
@@ -40,8 +43,21 @@ public final class EventJson {
    * @throws BadEventException saying what is wrong with the line
    */
   public static Event parse(String line, long lineNumber) {
+    return parse(line, lineNumber, type -> true);
+  }
+
+  /**
+   * Parses one line whose event matters only if {@code typeIsRead} holds for its type: an event of
+   * a type no query reads is returned (to be ignored) even if an attribute is of a kind or range no
+   * event may carry, without that attribute. A line that is not one JSON object with a type and a
+   * time is bad whatever its type.
+   *
+   * @param lineNumber for the message of the exception
+   * @throws BadEventException saying what is wrong with the line
+   */
+  public static Event parse(String line, long lineNumber, Predicate<String> typeIsRead) {
     try (JsonParser p = JSON.createParser(line)) {
-      return read(p, line, lineNumber);
+      return read(p, line, lineNumber, typeIsRead);
     } catch (JsonProcessingException e) {
       // Jackson's limits (a number of more than 1,000 digits) report no location.
       String column =
@@ -64,13 +80,16 @@ public final class EventJson {
     }
   }
 
-  private static Event read(JsonParser p, String line, long lineNumber) throws IOException {
+  private static Event read(
+      JsonParser p, String line, long lineNumber, Predicate<String> typeIsRead) throws IOException {
     if (p.nextToken() != JsonToken.START_OBJECT) {
       throw new BadEventException(lineNumber, "expected a JSON object, but found " + line.strip());
     }
     String type = null;
     Long time = null;
     Map<String, Object> attributes = new LinkedHashMap<>();
+    Set<String> badAttributes = new HashSet<>();
+    BadEventException badAttribute = null;
     for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
       String name = p.currentName();
       JsonToken value = p.nextToken();
@@ -82,7 +101,17 @@ public final class EventJson {
         twice = time != null;
         time = timeOf(p, value, lineNumber);
       } else {
-        twice = attributes.put(name, attributeOf(p, name, value, lineNumber)) != null;
+        twice = attributes.containsKey(name) || badAttributes.contains(name);
+        try {
+          attributes.put(name, attributeOf(p, name, value, lineNumber));
+        } catch (BadEventException e) {
+          // Decided once the type is known: an event no query reads is ignored, whatever it holds.
+          p.skipChildren();
+          badAttributes.add(name);
+          if (badAttribute == null) {
+            badAttribute = e;
+          }
+        }
       }
       if (twice) {
         throw new BadEventException(lineNumber, "field \"" + name + "\" appears more than once");
@@ -105,6 +134,9 @@ public final class EventJson {
     if (time == null) {
       throw new BadEventException(
           lineNumber, "\"time\" must be an integer number of epoch milliseconds");
+    }
+    if (badAttribute != null && typeIsRead.test(type)) {
+      throw badAttribute;
     }
     return Event.of(type, time, attributes);
   }

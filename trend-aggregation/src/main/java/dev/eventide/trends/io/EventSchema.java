@@ -65,6 +65,11 @@ public final class EventSchema {
     return schema;
   }
 
+  /** Whether a query of the workload reads events of this type. */
+  public boolean reads(String type) {
+    return margin.containsKey(type);
+  }
+
   private void require(String type, String attribute, Kind kind, String usedBy) {
     byType
         .computeIfAbsent(type, t -> new ArrayList<>())

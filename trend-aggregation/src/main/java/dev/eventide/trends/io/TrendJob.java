@@ -235,7 +235,7 @@ public final class TrendJob {
   }
 
   private static Event parseEvent(String line, long lineNumber, EventSchema schema) {
-    Event e = EventJson.parse(line, lineNumber);
+    Event e = EventJson.parse(line, lineNumber, schema::reads);
     String problem = schema.problemWith(e);
     if (problem != null) {
       throw new BadEventException(lineNumber, problem);

@@ -10,6 +10,7 @@ import java.util.TreeSet;
  * [k·slide, k·slide + within)}.
  *
  * @param line the line of the file where the query starts, for messages
+ * @param column the column where it starts
  */
 public record Query(
     String name,
@@ -20,7 +21,8 @@ public record Query(
     List<String> groupBy,
     long within,
     long slide,
-    int line)
+    int line,
+    int column)
     implements java.io.Serializable {
 
   public Query {

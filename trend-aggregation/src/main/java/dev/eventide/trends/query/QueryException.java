@@ -1,7 +1,10 @@
 package dev.eventide.trends.query;
 
-/** A query file that cannot be parsed or does not make sense, with the place of the problem. */
-public final class QueryException extends RuntimeException {
+/**
+ * A query file that cannot be parsed or does not make sense, with the place of the problem (for a
+ * query whose pattern cannot be compiled, the place where the query starts).
+ */
+public final class QueryException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
 
   private final int line;

@@ -166,7 +166,8 @@ final class QueryParser {
         groupBy,
         within,
         slide,
-        start.line());
+        start.line(),
+        start.column());
   }
 
   private Aggregation aggregation(List<TypeUse> uses) {

@@ -27,6 +27,24 @@ final class Tokenizer {
 
   private Tokenizer() {}
 
+  /**
+   * A character as a message can show it: its code point, and the character itself only if it is
+   * visible (never an invisible format character, a control or a lone surrogate).
+   */
+  static String describe(int codePoint) {
+    String code = String.format("U+%04X", codePoint);
+    int type = Character.getType(codePoint);
+    boolean invisible =
+        Character.isISOControl(codePoint)
+            || Character.isWhitespace(codePoint)
+            || Character.isSpaceChar(codePoint)
+            || type == Character.FORMAT
+            || type == Character.SURROGATE
+            || type == Character.PRIVATE_USE
+            || type == Character.UNASSIGNED;
+    return invisible ? code : "'" + new String(Character.toChars(codePoint)) + "' (" + code + ")";
+  }
+
   static List<Token> tokenize(String text) {
     List<Token> tokens = new ArrayList<>();
     int line = 1;
@@ -79,7 +97,8 @@ final class Tokenizer {
           tokens.add(new Token(Kind.SYMBOL, String.valueOf(c), line, column));
           i++;
         } else {
-          throw new QueryException(line, column, "unexpected character '" + c + "'");
+          throw new QueryException(
+              line, column, "unexpected character " + describe(text.codePointAt(i)));
         }
       }
     }

@@ -14,6 +14,7 @@ import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class TrendJobTest {
@@ -84,6 +85,33 @@ class TrendJobTest {
           e.reason().matches("field \"(time|type|x)\" appears more than once|\"time\".*"),
           e.reason());
     }
+  }
+
+  @Test
+  void anEventOfATypeNoQueryReadsIsIgnoredWhateverItsAttributesHold() {
+    String line =
+        "{\"type\":\"Other\",\"flag\":true,\"nested\":[1,{\"a\":[2]}],\"n\":1e400,"
+            + "\"time\":1,\"kept\":\"x\"}";
+    Event ignored = EventJson.parse(line, 3, type -> !type.equals("Other"));
+    assertEquals("Other", ignored.type());
+    assertEquals(1, ignored.time());
+    assertEquals(Map.of("kept", "x"), ignored.attributes());
+    BadEventException read =
+        assertThrows(BadEventException.class, () -> EventJson.parse(line, 3, type -> true));
+    assertEquals("attribute \"flag\" must be a number or a string, but was true", read.reason());
+    BadEventException twice =
+        assertThrows(
+            BadEventException.class,
+            () ->
+                EventJson.parse(
+                    "{\"type\":\"Other\",\"time\":1,\"f\":true,\"f\":1}", 4, type -> false));
+    assertEquals("field \"f\" appears more than once", twice.reason());
+    // Through the workload's schema: Other is read by no query of it.
+    EventSchema schema =
+        EventSchema.of(
+            Workload.parse(
+                "QUERY q RETURN COUNT(*) PATTERN A+ WITHIN 10 seconds SLIDE 10 seconds"));
+    assertEquals("Other", TrendJob.parseEvent(new TextLines.Line(7, line, null), schema).type());
   }
 
   @Test

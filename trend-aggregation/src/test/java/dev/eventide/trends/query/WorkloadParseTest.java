@@ -127,11 +127,15 @@ class WorkloadParseTest {
         "keyword as type | QUERY q RETURN COUNT(*) PATTERN SEQ(A, WITHIN) WITHIN 1 s"
             + " | 1:40 | expected an event type, SEQ, OR, AND or '(' but found 'WITHIN'",
         "bad character | QUERY q RETURN COUNT(*) PATTERN A; WITHIN 1 s"
-            + " | 1:34 | unexpected character ';'",
+            + " | 1:34 | unexpected character ';' (U+003B)",
+        "invisible character | QUERY q\u200b RETURN COUNT(*) PATTERN A WITHIN 1 s"
+            + " | 1:8 | unexpected character U+200B",
+        "character beyond the BMP | QUERY q RETURN COUNT(*) PATTERN Trav\ud83d\ude00el WITHIN 1 s"
+            + " | 1:37 | unexpected character '\ud83d\ude00' (U+1F600)",
         "missing WITHIN | QUERY q RETURN COUNT(*) PATTERN A"
             + " | 1:34 | expected 'WITHIN' but found the end of the file",
         "bad comparison | QUERY q RETURN COUNT(*) PATTERN A WHERE A.x ~ 1 WITHIN 1 s"
-            + " | 1:45 | unexpected character '~'",
+            + " | 1:45 | unexpected character '~' (U+007E)",
         "empty file | -- nothing here | 1:16 | expected 'QUERY' but found no query",
         "window too long for a long | QUERY q RETURN COUNT(*) PATTERN A WITHIN"
             + " 99999999999999999999 ms | 1:42 | a window length must be at most"

@@ -43,7 +43,8 @@ import org.joda.time.Duration;
  *
  * <pre>{@code
  * PCollection<KV<String, Double>> medians = readings.apply(
- *     TieredWindow.of(FixedWindows.of(Duration.standardMinutes(1)), (key, window, values) -> median(values))
+ *     TieredWindow.of(FixedWindows.of(Duration.standardMinutes(1)),
+ *             (String sensor, BoundedWindow window, Iterable<Double> values) -> median(values))
  *         .withAllowedLateness(Duration.standardHours(6))
  *         .withStore("gs://my-bucket/eventide")
  *         .withOutputCoder(DoubleCoder.of()));

@@ -10,8 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (model: Flink CEP's counting {@code TestSharedBuffer}). A failed write may or may not have stored
  * the block, as on a real device: the fault hits before or after the write at random.
  */
-public final class FaultyBlockStore implements BlockStore {
-  private final BlockStore delegate;
+public final class FaultyBlockStore extends ForwardingBlockStore {
   private final Random random;
   private final double failureRate;
   private final int maxDelayMillis;
@@ -19,7 +18,7 @@ public final class FaultyBlockStore implements BlockStore {
   public final AtomicInteger operations = new AtomicInteger();
 
   public FaultyBlockStore(BlockStore delegate, long seed, double failureRate, int maxDelayMillis) {
-    this.delegate = delegate;
+    super(delegate);
     this.random = new Random(seed);
     this.failureRate = failureRate;
     this.maxDelayMillis = maxDelayMillis;
@@ -49,11 +48,11 @@ public final class FaultyBlockStore implements BlockStore {
   public BlockName write(String owner, byte[] contents) throws IOException {
     if (fail()) {
       if (coin()) {
-        delegate.write(owner, contents); // stored, but the caller never hears of it
+        super.write(owner, contents); // stored, but the caller never hears of it
       }
       throw new IOException("injected write failure");
     }
-    return delegate.write(owner, contents);
+    return super.write(owner, contents);
   }
 
   @Override
@@ -61,7 +60,7 @@ public final class FaultyBlockStore implements BlockStore {
     if (fail()) {
       throw new IOException("injected read failure of " + name);
     }
-    return delegate.read(name);
+    return super.read(name);
   }
 
   @Override
@@ -69,7 +68,7 @@ public final class FaultyBlockStore implements BlockStore {
     if (fail()) {
       throw new IOException("injected delete failure of " + name);
     }
-    delegate.delete(name);
+    super.delete(name);
   }
 
   @Override
@@ -77,11 +76,11 @@ public final class FaultyBlockStore implements BlockStore {
     if (fail()) {
       throw new IOException("injected list failure");
     }
-    return delegate.list(owner);
+    return super.list(owner);
   }
 
   @Override
   public String uri() {
-    return "faulty:" + delegate.uri();
+    return "faulty:" + super.uri();
   }
 }

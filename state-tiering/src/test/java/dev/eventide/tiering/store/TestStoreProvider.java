@@ -5,7 +5,6 @@ import com.google.common.jimfs.Jimfs;
 import java.io.IOException;
 import java.net.URI;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -78,42 +77,28 @@ public final class TestStoreProvider implements BlockStoreProvider {
   }
 
   /** Flips a byte of every block it writes, as a failing disk might. */
-  private static final class DamagingStore implements BlockStore {
-    private final InMemoryBlockStore delegate;
+  private static final class DamagingStore extends ForwardingBlockStore {
+    private final InMemoryBlockStore memory;
     private final Set<BlockName> damaged = ConcurrentHashMap.newKeySet();
 
-    DamagingStore(InMemoryBlockStore delegate) {
-      this.delegate = delegate;
+    DamagingStore(InMemoryBlockStore memory) {
+      super(memory);
+      this.memory = memory;
     }
 
     @Override
     public BlockName write(String owner, byte[] contents) throws IOException {
-      BlockName name = delegate.write(owner, contents);
+      BlockName name = super.write(owner, contents);
       if (damaged.add(name)) {
-        byte[] stored = delegate.storedBytes(name);
+        byte[] stored = memory.storedBytes(name);
         stored[stored.length - 1] ^= 0x5a;
       }
       return name;
     }
 
     @Override
-    public byte[] read(BlockName name) throws IOException {
-      return delegate.read(name);
-    }
-
-    @Override
-    public void delete(BlockName name) throws IOException {
-      delegate.delete(name);
-    }
-
-    @Override
-    public List<BlockName> list(String owner) throws IOException {
-      return delegate.list(owner);
-    }
-
-    @Override
     public String uri() {
-      return "test:" + delegate.uri();
+      return "test:" + super.uri();
     }
   }
 
@@ -121,13 +106,12 @@ public final class TestStoreProvider implements BlockStoreProvider {
    * Fails once, right after its first delete of a window's block (not a purge record's): the block
    * is gone and the caller fails, as when a worker dies right after a purge deleted it.
    */
-  public static final class CrashAfterDeleteStore implements BlockStore {
-    private final InMemoryBlockStore delegate;
+  public static final class CrashAfterDeleteStore extends ForwardingBlockStore {
     private final AtomicBoolean crashed = new AtomicBoolean();
     private final Set<BlockName> held = ConcurrentHashMap.newKeySet();
 
     CrashAfterDeleteStore(InMemoryBlockStore delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     /** Whether it has failed its caller. */
@@ -142,19 +126,14 @@ public final class TestStoreProvider implements BlockStoreProvider {
 
     @Override
     public BlockName write(String owner, byte[] contents) throws IOException {
-      BlockName name = delegate.write(owner, contents);
+      BlockName name = super.write(owner, contents);
       held.add(name);
       return name;
     }
 
     @Override
-    public byte[] read(BlockName name) throws IOException {
-      return delegate.read(name);
-    }
-
-    @Override
     public void delete(BlockName name) throws IOException {
-      delegate.delete(name);
+      super.delete(name);
       held.remove(name);
       if (!name.owner().startsWith("purges of ") && crashed.compareAndSet(false, true)) {
         throw new IOException("injected: the worker died right after deleting " + name);
@@ -162,13 +141,8 @@ public final class TestStoreProvider implements BlockStoreProvider {
     }
 
     @Override
-    public List<BlockName> list(String owner) throws IOException {
-      return delegate.list(owner);
-    }
-
-    @Override
     public String uri() {
-      return "test:" + delegate.uri();
+      return "test:" + super.uri();
     }
   }
 }

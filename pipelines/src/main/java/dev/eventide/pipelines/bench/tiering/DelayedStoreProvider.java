@@ -4,10 +4,10 @@ import dev.eventide.tiering.store.BlockName;
 import dev.eventide.tiering.store.BlockStore;
 import dev.eventide.tiering.store.BlockStoreProvider;
 import dev.eventide.tiering.store.BlockStores;
+import dev.eventide.tiering.store.ForwardingBlockStore;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;
-import java.util.List;
 
 /**
  * A store that answers like a remote one, for the tiering benchmark: {@code delayed:MILLIS:URI} is
@@ -43,7 +43,17 @@ public final class DelayedStoreProvider implements BlockStoreProvider {
     return parts;
   }
 
-  private record Delayed(long millis, BlockStore delegate, String uri) implements BlockStore {
+  /** Pauses before each write and read, as a store across a network would. */
+  private static final class Delayed extends ForwardingBlockStore {
+    private final long millis;
+    private final String uri;
+
+    Delayed(long millis, BlockStore delegate, String uri) {
+      super(delegate);
+      this.millis = millis;
+      this.uri = uri;
+    }
+
     private void pause() throws IOException {
       try {
         Thread.sleep(millis);
@@ -56,28 +66,18 @@ public final class DelayedStoreProvider implements BlockStoreProvider {
     @Override
     public BlockName write(String owner, byte[] contents) throws IOException {
       pause();
-      return delegate.write(owner, contents);
+      return super.write(owner, contents);
     }
 
     @Override
     public byte[] read(BlockName name) throws IOException {
       pause();
-      return delegate.read(name);
+      return super.read(name);
     }
 
     @Override
-    public void delete(BlockName name) throws IOException {
-      delegate.delete(name);
-    }
-
-    @Override
-    public List<BlockName> list(String owner) throws IOException {
-      return delegate.list(owner);
-    }
-
-    @Override
-    public void close() throws IOException {
-      delegate.close();
+    public String uri() {
+      return uri;
     }
   }
 }

@@ -4,6 +4,7 @@ import dev.eventide.tiering.internal.io.IoScheduler.IoTask;
 import dev.eventide.tiering.internal.io.IoScheduler.Priority;
 import dev.eventide.tiering.store.BlockName;
 import dev.eventide.tiering.store.BlockStore;
+import dev.eventide.tiering.store.ForwardingBlockStore;
 import dev.eventide.tiering.store.NoSuchBlockException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -210,7 +211,7 @@ public final class TieredIo {
 
   /** The store as seen by work of this priority, reporting to the listener. */
   public BlockStore view(Priority writes, Listener listener) {
-    return new BlockStore() {
+    return new ForwardingBlockStore(store) {
       @Override
       public BlockName write(String owner, byte[] contents) throws IOException {
         BlockName name = await(writes, () -> store.write(owner, contents));
@@ -256,8 +257,8 @@ public final class TieredIo {
       }
 
       @Override
-      public String uri() {
-        return store.uri();
+      public void close() {
+        // A view: the store is TieredIo's, closed with it.
       }
     };
   }

@@ -14,6 +14,7 @@ import dev.eventide.pipelines.overlap.OverlapReport;
 import dev.eventide.pipelines.ridesharing.RideSharing;
 import dev.eventide.pipelines.ridesharing.RideStream;
 import dev.eventide.pipelines.stocks.StockMarketPipeline;
+import dev.eventide.tiering.store.BlockStore;
 import dev.eventide.tiering.store.BlockStores;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -331,7 +332,7 @@ final class RunCommand implements Callable<Integer> {
     options.setJobName("eventide-" + workload + "-" + System.currentTimeMillis());
 
     AionWorkload aion = AionWorkload.valueOf(workload.name());
-    String blockStore = blockStore(outputDirectory);
+    String blockStore = blockStore(outputDirectory, options);
     Pipeline pipeline = Pipeline.create(options);
     AionPipeline.Settings settings =
         AionPipeline.Settings.of(
@@ -384,10 +385,33 @@ final class RunCommand implements Callable<Integer> {
     return 0;
   }
 
-  private String blockStore(Path outputDirectory) {
-    return store != null
-        ? store
-        : outputDirectory.toAbsolutePath().resolve("blocks").toUri().toString();
+  private String blockStore(Path outputDirectory, PipelineOptions options) {
+    if (store == null) {
+      return outputDirectory.toAbsolutePath().resolve("blocks").toUri().toString();
+    }
+    if (!runsRemotely(options)) {
+      // The workers are this process: a store they cannot write fails here, before the job starts,
+      // not in the middle of it. (A session cluster's workers may see another file system.)
+      try (BlockStore opened = BlockStores.open(store)) {
+        opened.delete(opened.write("eventide-run-probe", new byte[] {1}));
+      } catch (IOException | RuntimeException e) {
+        throw new EventideCli.UsageException(
+            "--store "
+                + store
+                + ": cannot write a block there ("
+                + e.getMessage()
+                + "); choose a store this user can write");
+      }
+    }
+    return store;
+  }
+
+  private static boolean runsRemotely(PipelineOptions options) {
+    if (!options.getRunner().getSimpleName().startsWith("Flink")) {
+      return false;
+    }
+    String master = options.as(FlinkPipelineOptions.class).getFlinkMaster();
+    return !master.equals("[local]") && !master.equals("[auto]");
   }
 
   /** stock-market or linear-road: a dataflow of windows and joins, its final results in files. */
@@ -396,7 +420,7 @@ final class RunCommand implements Callable<Integer> {
     PipelineOptions options = pipelineOptions();
     Path outputDirectory = prepareOutput();
     options.setJobName("eventide-" + workload + "-" + System.currentTimeMillis());
-    String blockStore = blockStore(outputDirectory);
+    String blockStore = blockStore(outputDirectory, options);
     Duration purge = purgeDelay != null ? purgeDelay : Duration.ZERO;
     String directory = outputDirectory.toAbsolutePath().toString();
     Pipeline pipeline = Pipeline.create(options);

@@ -115,6 +115,27 @@ class EventideCliTest {
   }
 
   @Test
+  void aStoreThatCannotBeWrittenIsAUsageErrorBeforeTheJobStarts() throws IOException {
+    Path file = Files.writeString(temp.resolve("a-file"), "not a directory");
+    String store = file.resolve("blocks").toUri().toString();
+    Outcome o =
+        run(
+            "run",
+            "--runner",
+            "direct",
+            "--events",
+            "100",
+            "--store",
+            store,
+            "--output",
+            temp.resolve("out").toString());
+    assertThat(o.exitCode(), equalTo(2));
+    assertThat(o.err(), containsString("--store " + store + ": cannot write a block there ("));
+    assertThat(o.err(), not(containsString("panes written")));
+    assertNoStackTrace(o);
+  }
+
+  @Test
   void aConfigFileNamesTheLineOfABadValueATwiceSetOptionAndBytesThatAreNotUtf8()
       throws IOException {
     Path badValue =

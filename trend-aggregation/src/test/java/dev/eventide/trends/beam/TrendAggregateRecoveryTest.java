@@ -127,30 +127,12 @@ class TrendAggregateRecoveryTest {
               .add(b(STRAGGLER, 7), new Instant(STRAGGLER))
               .add(b(41_000, 8), new Instant(41_000))
               .build();
-      FlinkPipelineOptions options = PipelineOptionsFactory.as(FlinkPipelineOptions.class);
-      options.setRunner(FlinkRunner.class);
-      options.setFlinkMaster("[local]");
-      options.setStreaming(true);
-      options.setParallelism(1);
-      options.setCheckpointingInterval(50L);
-      options.setNumberOfExecutionRetries(3);
-      options.setExecutionRetryDelay(100L);
-      options.setShutdownSourcesAfterIdleMs(0L);
-      Pipeline p = Pipeline.create(options);
+      Pipeline p = Pipeline.create(checkpointedFlink(1));
       TrendAggregate.Result out =
           p.apply(replay)
               .apply(ParDo.of(new FailOnStraggler()))
               .setCoder(EventCoder.of())
-              .apply(
-                  TrendAggregate.of(
-                      Workload.parse(
-                          """
-                          QUERY runs
-                          RETURN COUNT(*)
-                          PATTERN B+
-                          GROUPBY sensor
-                          WITHIN 10 seconds SLIDE 10 seconds
-                          """)));
+              .apply(TrendAggregate.of(TrendAggregateStateEndsTest.WORKLOAD));
       out.results().apply(ParDo.of(new CollectResults()));
       out.deadLetters().apply(ParDo.of(new CollectDeadLetters()));
       PipelineResult result = p.run();
@@ -239,16 +221,7 @@ class TrendAggregateRecoveryTest {
 
   private static Map<String, String> run(Workload workload, List<Event> events, Path out)
       throws IOException {
-    FlinkPipelineOptions options = PipelineOptionsFactory.as(FlinkPipelineOptions.class);
-    options.setRunner(FlinkRunner.class);
-    options.setFlinkMaster("[local]");
-    options.setStreaming(true);
-    options.setParallelism(2);
-    options.setCheckpointingInterval(50L);
-    options.setNumberOfExecutionRetries(3);
-    options.setExecutionRetryDelay(100L);
-    options.setShutdownSourcesAfterIdleMs(0L);
-    Pipeline p = Pipeline.create(options);
+    Pipeline p = Pipeline.create(checkpointedFlink(2));
     p.apply(LateEventSource.read(GENERATOR))
         .apply(
             MapElements.into(TypeDescriptor.of(Event.class))
@@ -285,6 +258,20 @@ class TrendAggregateRecoveryTest {
       }
     }
     return last;
+  }
+
+  /** Embedded Flink checkpointing every 50 ms, restarting a failed job from its checkpoint. */
+  private static FlinkPipelineOptions checkpointedFlink(int parallelism) {
+    FlinkPipelineOptions options = PipelineOptionsFactory.as(FlinkPipelineOptions.class);
+    options.setRunner(FlinkRunner.class);
+    options.setFlinkMaster("[local]");
+    options.setStreaming(true);
+    options.setParallelism(parallelism);
+    options.setCheckpointingInterval(50L);
+    options.setNumberOfExecutionRetries(3);
+    options.setExecutionRetryDelay(100L);
+    options.setShutdownSourcesAfterIdleMs(0L);
+    return options;
   }
 
   /** Throws once, in the first run of the pipeline, after {@code after} elements of one task. */

@@ -42,7 +42,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * ends, no key holds state.
  */
 class TrendAggregateStateEndsTest {
-  private static final Workload WORKLOAD =
+  /** Runs of B per sensor in tumbling windows of 10 s (the recovery test's cleared key too). */
+  static final Workload WORKLOAD =
       Workload.parse(
           """
           QUERY runs

@@ -24,10 +24,8 @@ import java.util.stream.Stream;
  * {@code -Deventide.api.update=true} writes the file instead of comparing.
  *
  * <pre>{@code
- * @Test
- * void publicSurfaceIsTheReviewedOne() throws Exception {
- *   PublicSurface.of(TieredWindow.class).assertMatches(Path.of("src/test/resources/public-api.txt"));
- * }
+ * // in a test of the module that holds TieredWindow:
+ * PublicSurface.of(TieredWindow.class).assertMatches(Path.of("src/test/resources/public-api.txt"));
  * }</pre>
  */
 public final class PublicSurface {

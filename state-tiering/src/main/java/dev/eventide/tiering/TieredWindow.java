@@ -111,6 +111,9 @@ import org.joda.time.Duration;
 public abstract class TieredWindow<K, V, O>
     extends PTransform<PCollection<KV<K, V>>, PCollection<KV<K, O>>> {
 
+  // Built by its factory methods only (AutoValue's subclass lives in this package).
+  TieredWindow() {}
+
   /** Default bounds of a window's memory bucket. */
   public static final long DEFAULT_MEMORY_ELEMENTS = 10_000;
 

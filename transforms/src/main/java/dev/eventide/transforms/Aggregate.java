@@ -74,6 +74,9 @@ import org.joda.time.Instant;
 public abstract class Aggregate<InputT, KeyT, OutputT>
     extends PTransform<PCollection<InputT>, PCollection<OutputT>> {
 
+  // Built by its factory methods only (AutoValue's subclass lives in this package).
+  Aggregate() {}
+
   /** f_O of A: the instance, its key and its tuples to at most one output. */
   @FunctionalInterface
   public interface WindowFunction<KeyT, InputT, OutputT> extends Serializable {

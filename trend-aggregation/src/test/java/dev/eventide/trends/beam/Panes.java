@@ -1,17 +1,25 @@
 package dev.eventide.trends.beam;
 
+import dev.eventide.trends.Event;
 import dev.eventide.trends.TrendResult;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.TypeDescriptors;
 
 /**
  * What a test sees of {@link TrendAggregate}'s output: each result with its pane, as a line, and
@@ -27,6 +35,29 @@ final class Panes {
   /** The identity of a result: query, group, window. */
   static String key(TrendResult r) {
     return r.query() + " " + r.group() + " [" + r.windowStart() + ", " + r.windowEnd() + ")";
+  }
+
+  /** An event as text with its attributes in name order (coders do not keep their order). */
+  static String canonical(Event e) {
+    return e.type() + "@" + e.time() + new TreeMap<>(e.attributes());
+  }
+
+  /**
+   * The results as lines (as {@link #of}) in the global window, and the dead letters as lines
+   * {@code D \t event \t reason}, in one collection; {@code suffix} names the steps.
+   */
+  static PCollection<String> withDeadLetters(TrendAggregate.Result out, String suffix) {
+    PCollection<String> dead =
+        out.deadLetters()
+            .apply(
+                "Dead " + suffix,
+                MapElements.into(TypeDescriptors.strings())
+                    .via(d -> "D\t" + canonical(d.event()) + "\t" + d.reason()));
+    return PCollectionList.of(
+            of(out.results(), "Panes " + suffix)
+                .apply("Global " + suffix, Window.into(new GlobalWindows())))
+        .and(dead)
+        .apply("Lines " + suffix, Flatten.pCollections());
   }
 
   /** The results as lines {@code key \t value \t timing \t index}, checking windows and times. */

@@ -23,23 +23,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
-import org.apache.beam.sdk.transforms.Flatten;
-import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
-import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
-import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.PCollectionList;
-import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Timeout;
@@ -158,7 +151,7 @@ class TrendAggregateLateDifferentialTest {
         }
         for (Query q : workload.queries()) {
           if (q.types().contains(e.type()) && lastExpiry(q, e.time()) < a.watermark()) {
-            dead.add(canonical(e) + "|" + q.name());
+            dead.add(Panes.canonical(e) + "|" + q.name());
           }
         }
       }
@@ -229,25 +222,14 @@ class TrendAggregateLateDifferentialTest {
                   "Aggregate " + seed,
                   TrendAggregate.of(schedule.workload())
                       .withAllowedLateness(Duration.millis(schedule.lateness())));
-      PCollection<String> dead =
-          out.deadLetters()
-              .apply(
-                  "Dead " + seed,
-                  MapElements.into(TypeDescriptors.strings())
-                      .via(d -> "D\t" + canonical(d.event()) + "\t" + d.reason()));
-      PCollection<String> lines =
-          PCollectionList.of(
-                  Panes.of(out.results(), "Panes " + seed)
-                      .apply("Global " + seed, Window.into(new GlobalWindows())))
-              .and(dead)
-              .apply("Lines " + seed, Flatten.pCollections());
+      PCollection<String> lines = Panes.withDeadLetters(out, String.valueOf(seed));
       Map<String, String> expected = schedule.expectedFinalValues();
       Set<String> expectedDead = schedule.expectedLateDeadLetters();
       Set<String> expectedLacking = new TreeSet<>();
       Map<String, Set<String>> readers = new HashMap<>();
       for (Arrival a : schedule.arrivals()) {
         if (schedule.lacksAttribute(a.event())) {
-          expectedLacking.add(canonical(a.event()));
+          expectedLacking.add(Panes.canonical(a.event()));
         }
       }
       for (Query q : schedule.workload().queries()) {
@@ -291,10 +273,5 @@ class TrendAggregateLateDifferentialTest {
                 return null;
               });
     }
-  }
-
-  /** An event as text with its attributes in name order (coders do not keep their order). */
-  private static String canonical(Event e) {
-    return e.type() + "@" + e.time() + new TreeMap<>(e.attributes());
   }
 }

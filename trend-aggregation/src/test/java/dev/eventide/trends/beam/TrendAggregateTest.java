@@ -30,15 +30,9 @@ import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.testing.TestStream;
 import org.apache.beam.sdk.transforms.Create;
-import org.apache.beam.sdk.transforms.Flatten;
-import org.apache.beam.sdk.transforms.MapElements;
-import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
-import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.TimestampedValue;
-import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -168,18 +162,7 @@ class TrendAggregateTest {
       TrendAggregate.Result out =
           p.apply("Stream " + seed, stream.advanceWatermarkToInfinity())
               .apply("Aggregate " + seed, aggregate);
-      PCollection<String> dead =
-          out.deadLetters()
-              .apply(
-                  "Dead " + seed,
-                  MapElements.into(TypeDescriptors.strings())
-                      .via(d -> "D\t" + canonical(d.event()) + "\t" + d.reason()));
-      PCollection<String> lines =
-          PCollectionList.of(
-                  Panes.of(out.results(), "Panes " + seed)
-                      .apply("Global " + seed, Window.into(new GlobalWindows())))
-              .and(dead)
-              .apply("Lines " + seed, Flatten.pCollections());
+      PCollection<String> lines = Panes.withDeadLetters(out, String.valueOf(seed));
       long s = seed;
       PAssert.that(lines)
           .satisfies(
@@ -194,7 +177,7 @@ class TrendAggregateTest {
                   assertTrue(line.contains("later than the allowed lateness of 15 ms"), line);
                   deadEvents.add(
                       tooLate.stream()
-                          .filter(e -> line.startsWith("D\t" + canonical(e) + "\t"))
+                          .filter(e -> line.startsWith("D\t" + Panes.canonical(e) + "\t"))
                           .findFirst()
                           .orElseThrow(() -> new AssertionError("not too late: " + line)));
                 }
@@ -246,11 +229,6 @@ class TrendAggregateTest {
         files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
       }
     }
-  }
-
-  /** An event as text with its attributes in name order (coders do not keep their order). */
-  private static String canonical(Event e) {
-    return e.type() + "@" + e.time() + new java.util.TreeMap<>(e.attributes());
   }
 
   private static TestStream.Builder<Event> add(

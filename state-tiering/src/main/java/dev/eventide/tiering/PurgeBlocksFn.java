@@ -10,7 +10,9 @@ import java.util.List;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.ListCoder;
+import org.apache.beam.sdk.coders.NullableCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.options.PipelineOptions;
@@ -21,8 +23,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Deletes the blocks of the windows that {@link TieredWindowDoFn} purged: at once, or after the
- * purge delay, recorded in the block store first so that a worker that starts this step performs
- * the purges a stopped worker left.
+ * purge delay, recorded in the block store first so that a worker that takes over the records
+ * performs the purges a stopped worker left.
  *
  * <p>A purge is an element (the blocks' owner and the blocks' paths), not a deletion in the timer
  * that clears the window's state: on a runner that restores checkpoints, the deletion must wait
@@ -34,24 +36,56 @@ import org.slf4j.LoggerFactory;
  * over again. Elsewhere (the DirectRunner, Flink without checkpoints, where nothing is restored but
  * a savepoint) the purge runs once its element arrives, after the bundle that cleared the window;
  * only the purge delay protects a restore from a savepoint taken before it.
+ *
+ * <p>The records of delayed purges are kept in {@value #SHARDS} shards, by the purged window's
+ * owner ({@link #shardOf}). The elements come keyed by shard from {@link TakeOverShardsFn}: a purge
+ * writes its record into its shard, and a take-over (a shard and no purge) resumes the records of
+ * the shard, which {@link TakeOverShardsFn} sends once to one worker whenever the shard changes
+ * hands.
  */
-abstract class PurgeBlocksFn extends DoFn<KV<String, List<String>>, Void> {
+abstract class PurgeBlocksFn extends DoFn<KV<Integer, KV<String, List<String>>>, Void> {
+  /**
+   * How many shards of purge records a step has. Part of what a job leaves in its store: a version
+   * with another number would not resume the records of the shards it no longer has.
+   */
+  static final int SHARDS = 32;
+
   private static final String METRICS = TieringMetrics.NAMESPACE;
   private static final Counter BLOCKS_PURGED = Metrics.counter(METRICS, "blocksPurged");
-  // Purge records a worker skipped at its start because it could not read them (logged by name,
-  // once per worker JVM), and starts at which the records could not be listed.
+  // Purge records a worker skipped when it took their shard over because it could not read them
+  // (logged by name, once per worker JVM), and take-overs at which a shard could not be listed.
   private static final Counter UNREADABLE_PURGE_RECORDS =
       Metrics.counter(METRICS, "purgeRecordsUnreadable");
   private static final Counter PURGE_RECORD_LIST_FAILURES =
       Metrics.counter(METRICS, "purgeRecordListFailures");
+  private static final Counter PURGE_RECORDS_RESUMED =
+      Metrics.counter(METRICS, "purgeRecordsResumed");
   // Delayed purges of this worker that failed and were scheduled again (I/O threads count them;
   // the next purge of any TieredWindow step on the worker reports them).
   private static final Counter PURGE_FAILURES = Metrics.counter(METRICS, "purgeFailures");
   private static final Logger LOG = LoggerFactory.getLogger(PurgeBlocksFn.class);
 
-  /** A purge: the owner of a window's blocks, and the blocks its state named. */
-  static Coder<KV<String, List<String>>> coder() {
-    return KvCoder.of(StringUtf8Coder.of(), ListCoder.of(StringUtf8Coder.of()));
+  /** A purge or a take-over, keyed by shard: the owner of a window's blocks, and the blocks. */
+  static Coder<KV<Integer, KV<String, List<String>>>> coder() {
+    return KvCoder.of(
+        VarIntCoder.of(),
+        NullableCoder.of(KvCoder.of(StringUtf8Coder.of(), ListCoder.of(StringUtf8Coder.of()))));
+  }
+
+  /** The shard of purge records that a window's purge goes to. */
+  static int shardOf(String owner) {
+    // String.hashCode is specified by the language: the same in every JVM and version.
+    return Math.floorMod(owner.hashCode(), SHARDS);
+  }
+
+  /** The purge of a window's blocks, keyed by its shard. */
+  static KV<Integer, KV<String, List<String>>> purge(String owner, List<BlockName> blocks) {
+    return KV.of(shardOf(owner), KV.of(owner, blocks.stream().map(BlockName::path).toList()));
+  }
+
+  /** The take-over of a shard's records: a shard and no purge. */
+  static KV<Integer, KV<String, List<String>>> takeOver(int shard) {
+    return KV.of(shard, null);
   }
 
   /**
@@ -74,9 +108,6 @@ abstract class PurgeBlocksFn extends DoFn<KV<String, List<String>>, Void> {
 
   private final TieredWindowDoFn.Settings settings;
   private transient TieredIo io;
-  // Found in setup, where a runner may have no metrics container; counted in the first purge.
-  private transient int unreadableRecordsToCount;
-  private transient int recordListFailuresToCount;
 
   private PurgeBlocksFn(TieredWindowDoFn.Settings settings) {
     this.settings = settings;
@@ -87,28 +118,6 @@ abstract class PurgeBlocksFn extends DoFn<KV<String, List<String>>, Void> {
     io =
         new TieredIo(
             BlockStores.open(settings.storeUri()), IoScheduler.shared(), StagingArea.shared());
-    // A worker before this one may have stopped with delayed purges still to do (also a run of
-    // this step with another purge delay: a job restored with its delay set to 0). Nothing found
-    // here stops the step from starting: a record left in the store waits for the next start.
-    try {
-      TieredIo.Resumed resumed = io.resumePurges(records(settings));
-      for (String record : resumed.unreadable()) {
-        LOG.warn(
-            "TieredWindow {} skipped a purge record it cannot read in block store {}: {}",
-            settings.stepName(),
-            settings.storeUri(),
-            record);
-      }
-      unreadableRecordsToCount = resumed.unreadable().size();
-    } catch (IOException e) {
-      LOG.warn(
-          "TieredWindow {} could not list its purge records in block store {}; they stay there for"
-              + " the next worker that starts the step: {}",
-          settings.stepName(),
-          settings.storeUri(),
-          e.toString());
-      recordListFailuresToCount = 1;
-    }
   }
 
   @Teardown
@@ -118,14 +127,58 @@ abstract class PurgeBlocksFn extends DoFn<KV<String, List<String>>, Void> {
     }
   }
 
-  void purge(KV<String, List<String>> purge) throws IOException {
-    countWorkerFindings();
+  void process(KV<Integer, KV<String, List<String>>> element) throws IOException {
+    long failedPurges = IoScheduler.shared().takeFailedRetries();
+    if (failedPurges > 0) {
+      PURGE_FAILURES.inc(failedPurges);
+    }
+    int shard = element.getKey();
+    if (element.getValue() == null) {
+      resume(records(settings, shard));
+      if (shard == 0) {
+        resume(legacyRecords(settings));
+      }
+    } else {
+      purge(records(settings, shard), element.getValue());
+    }
+  }
+
+  /**
+   * Schedules the purges recorded under {@code records} that a worker before this one left (also
+   * one that ran with another purge delay: a job restored with its delay set to 0). Nothing found
+   * here fails the step: a record left in the store waits for the next take-over.
+   */
+  private void resume(String records) {
+    try {
+      TieredIo.Resumed resumed = io.resumePurges(records);
+      PURGE_RECORDS_RESUMED.inc(resumed.scheduled());
+      for (String record : resumed.unreadable()) {
+        LOG.warn(
+            "TieredWindow {} skipped a purge record it cannot read in block store {}: {}",
+            settings.stepName(),
+            settings.storeUri(),
+            record);
+      }
+      UNREADABLE_PURGE_RECORDS.inc(resumed.unreadable().size());
+    } catch (IOException e) {
+      LOG.warn(
+          "TieredWindow {} could not list its purge records \"{}\" in block store {}; they stay"
+              + " there for the next worker that takes them over: {}",
+          settings.stepName(),
+          records,
+          settings.storeUri(),
+          e.toString());
+      PURGE_RECORD_LIST_FAILURES.inc();
+    }
+  }
+
+  private void purge(String records, KV<String, List<String>> purge) throws IOException {
     String owner = purge.getKey();
     List<BlockName> blocks = purge.getValue().stream().map(BlockName::parse).toList();
     long delay = settings.purgeDelay().getMillis();
     try {
       if (delay > 0) {
-        io.purgeLater(records(settings), owner, blocks, delay);
+        io.purgeLater(records, owner, blocks, delay);
       } else {
         io.purgeNow(owner, blocks);
       }
@@ -145,21 +198,15 @@ abstract class PurgeBlocksFn extends DoFn<KV<String, List<String>>, Void> {
     BLOCKS_PURGED.inc(blocks.size());
   }
 
-  private void countWorkerFindings() {
-    long failedPurges = IoScheduler.shared().takeFailedRetries();
-    if (failedPurges > 0) {
-      PURGE_FAILURES.inc(failedPurges);
-    }
-    if (unreadableRecordsToCount > 0 || recordListFailuresToCount > 0) {
-      UNREADABLE_PURGE_RECORDS.inc(unreadableRecordsToCount);
-      PURGE_RECORD_LIST_FAILURES.inc(recordListFailuresToCount);
-      unreadableRecordsToCount = 0;
-      recordListFailuresToCount = 0;
-    }
+  /**
+   * The owner of a shard of the step's purge records: not a window's ({@code stepName/key/window}).
+   */
+  static String records(TieredWindowDoFn.Settings settings, int shard) {
+    return "purges of " + settings.stepName() + ", shard " + shard;
   }
 
-  /** The owner of a step's purge records: not a window's ({@code stepName/key/window}). */
-  static String records(TieredWindowDoFn.Settings settings) {
+  /** The owner of the step's purge records before they were sharded, read with shard 0's. */
+  static String legacyRecords(TieredWindowDoFn.Settings settings) {
     return "purges of " + settings.stepName();
   }
 
@@ -225,8 +272,9 @@ abstract class PurgeBlocksFn extends DoFn<KV<String, List<String>>, Void> {
     }
 
     @ProcessElement
-    public void process(@Element KV<String, List<String>> purge) throws IOException {
-      purge(purge);
+    public void processElement(@Element KV<Integer, KV<String, List<String>>> element)
+        throws IOException {
+      process(element);
     }
   }
 
@@ -238,8 +286,9 @@ abstract class PurgeBlocksFn extends DoFn<KV<String, List<String>>, Void> {
 
     @RequiresStableInput
     @ProcessElement
-    public void process(@Element KV<String, List<String>> purge) throws IOException {
-      purge(purge);
+    public void processElement(@Element KV<Integer, KV<String, List<String>>> element)
+        throws IOException {
+      process(element);
     }
   }
 }

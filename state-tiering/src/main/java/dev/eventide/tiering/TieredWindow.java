@@ -519,7 +519,7 @@ public abstract class TieredWindow<K, V, O>
         KvCoder.of(KvCoder.of(keyCoder, windowCoder), new Admitted.AdmittedCoder<>(valueCoder)));
     // The windowed collection is this step's own: its name (the step's full name and a fixed
     // suffix) is unique in the pipeline and the same in every run of it, so it names the blocks'
-    // owner and the purge records' ("purges of " + it).
+    // owner and the purge records' ("purges of " + it + ", shard " + k).
     TieredWindowDoFn.Settings settings =
         new TieredWindowDoFn.Settings(
             global.getName(),
@@ -543,6 +543,8 @@ public abstract class TieredWindow<K, V, O>
                         .and(TieredWindowDoFn.purges())));
     fired
         .get(TieredWindowDoFn.purges())
+        .setCoder(PurgeBlocksFn.coder())
+        .apply("Take over purge records", ParDo.of(new TakeOverShardsFn()))
         .setCoder(PurgeBlocksFn.coder())
         .apply(
             "Purge blocks",

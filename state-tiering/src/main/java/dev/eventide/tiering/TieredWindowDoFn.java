@@ -116,8 +116,12 @@ final class TieredWindowDoFn<K, V, O>
     return new TupleTag<>("results");
   }
 
-  /** The purges of windows that had blocks: their owner and blocks, for {@link PurgeBlocksFn}. */
-  static TupleTag<KV<String, List<String>>> purges() {
+  /**
+   * The purges of windows that had blocks, keyed by shard of purge records ({@link
+   * PurgeBlocksFn#purge}), and at each start of this DoFn an element without a purge for every
+   * shard, so that {@link TakeOverShardsFn} hands every shard to a worker at once.
+   */
+  static TupleTag<KV<Integer, KV<String, List<String>>>> purges() {
     return new TupleTag<>("purges");
   }
 
@@ -161,6 +165,8 @@ final class TieredWindowDoFn<K, V, O>
 
   private transient TieredIo io;
   private transient PrestagePlanner planner;
+  // Whether this instance has sent its start to the shards of purge records.
+  private transient boolean shardsPinged;
 
   TieredWindowDoFn(
       Settings settings,
@@ -203,6 +209,22 @@ final class TieredWindowDoFn<K, V, O>
     }
   }
 
+  /**
+   * Sends every shard of purge records an element without a purge, once per instance: a worker that
+   * starts (after a failure too) has every shard taken over, its records resumed, without waiting
+   * for a purge of that shard.
+   */
+  private void pingShardsOnce(MultiOutputReceiver out) {
+    if (shardsPinged) {
+      return;
+    }
+    shardsPinged = true;
+    OutputReceiver<KV<Integer, KV<String, List<String>>>> purges = out.get(purges());
+    for (int shard = 0; shard < PurgeBlocksFn.SHARDS; shard++) {
+      purges.output(KV.of(shard, null));
+    }
+  }
+
   @ProcessElement
   public void processElement(
       @Element KV<KV<K, BoundedWindow>, Admitted<V>> element,
@@ -213,6 +235,7 @@ final class TieredWindowDoFn<K, V, O>
       @TimerId(FIRE) Timer fire,
       @TimerId(PURGE) Timer purge,
       MultiOutputReceiver out) {
+    pingShardsOnce(out);
     progressState.readLater();
     memorySize.readLater();
     K key = element.getKey().getKey();
@@ -301,6 +324,7 @@ final class TieredWindowDoFn<K, V, O>
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
       @TimerId(FIRE) Timer fire,
       MultiOutputReceiver out) {
+    pingShardsOnce(out);
     readAllLater(memory, memorySize, manifest, progressState);
     BoundedWindow window = keyAndWindow.getValue();
     long expiry =
@@ -324,6 +348,7 @@ final class TieredWindowDoFn<K, V, O>
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
       @TimerId(PURGE) Timer purge,
       MultiOutputReceiver out) {
+    pingShardsOnce(out);
     readAllLater(memory, memorySize, manifest, progressState);
     K key = keyAndWindow.getKey();
     BoundedWindow window = keyAndWindow.getValue();
@@ -338,8 +363,7 @@ final class TieredWindowDoFn<K, V, O>
     fireIfPending(key, window, state, progressState, true, out.get(resultsTag));
     List<BlockName> blocks = state.manifest();
     if (!blocks.isEmpty()) {
-      out.get(purges())
-          .output(KV.of(owner(key, window), blocks.stream().map(BlockName::path).toList()));
+      out.get(purges()).output(PurgeBlocksFn.purge(owner(key, window), blocks));
     }
     state.clearManifest();
     state.clearMemory();

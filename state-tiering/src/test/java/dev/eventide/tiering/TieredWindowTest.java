@@ -8,6 +8,7 @@ import dev.eventide.testing.runners.PipelineFailures;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.tiering.TieredVsNative.Summary;
 import dev.eventide.tiering.store.BlockStore;
+import dev.eventide.tiering.store.FaultyBlockStore;
 import dev.eventide.tiering.store.TestStoreProvider;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
@@ -24,6 +26,7 @@ import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestStream;
 import org.apache.beam.sdk.transforms.Create;
@@ -252,10 +255,7 @@ class TieredWindowTest {
   void aSlowStoreChangesNothing() {
     String uri = "test:" + UUID.randomUUID() + "?delay=2&seed=3";
     comparison(uri).run().waitUntilFinish();
-    assertTrue(
-        ((dev.eventide.tiering.store.FaultyBlockStore) TestStoreProvider.opened(uri))
-                .operations.get()
-            > 10);
+    assertTrue(((FaultyBlockStore) TestStoreProvider.opened(uri)).operations.get() > 10);
   }
 
   @Test
@@ -287,8 +287,9 @@ class TieredWindowTest {
   }
 
   /** Runs a step named "Summaries" over the values first..30 at second v, even ones of key a. */
-  private static PipelineResult runSummaries(String store, long first, Duration purgeDelay) {
-    Pipeline p = Pipeline.create(TestRunner.DIRECT.options(1));
+  private static PipelineResult runSummaries(
+      PipelineOptions options, String store, long first, Duration purgeDelay) {
+    Pipeline p = Pipeline.create(options);
     List<TimestampedValue<KV<String, Long>>> values = new java.util.ArrayList<>();
     for (long v = first; v <= 30; v++) {
       values.add(at(v, v % 2 == 0 ? "a" : "b", v));
@@ -315,45 +316,85 @@ class TieredWindowTest {
     }
   }
 
-  /**
-   * The owners' names are part of what a job leaves in its store: a version that renamed them would
-   * neither read the blocks of a job restored from an earlier version's savepoint nor resume its
-   * purge records. They are "STEP/Window/Window.Assign.out/KEY/WINDOW" and "purges of
-   * STEP/Window/Window.Assign.out" (STEP: the step's full name), as in every version since the
-   * records were introduced.
-   */
-  @Test
-  void blockOwnersKeepTheNamesEarlierVersionsGaveThem(@TempDir Path store) throws IOException {
-    runSummaries(store.toUri().toString(), 1, Duration.standardHours(1));
-    BlockStore opened = dev.eventide.tiering.store.BlockStores.open(store.toUri().toString());
+  /** The full name of the step {@link #runSummaries} runs, as block owners begin with it. */
+  private static final String SUMMARIES = "Summaries/Window/Window.Assign.out";
+
+  /** Where the step's purge records were kept before they were sharded. */
+  private static final String UNSHARDED_RECORDS = "purges of " + SUMMARIES;
+
+  /** The owners of the step's purge records: its 32 shards. */
+  private static List<String> recordOwners() {
+    return IntStream.range(0, 32).mapToObj(k -> "purges of " + SUMMARIES + ", shard " + k).toList();
+  }
+
+  /** The purge records in the store, over all shards. */
+  private static int purgeRecords(String uri) throws IOException {
+    BlockStore opened = dev.eventide.tiering.store.BlockStores.open(uri);
     try {
-      assertEquals(
-          7,
-          opened.list("purges of Summaries/Window/Window.Assign.out").size(),
-          "the purge records of the 7 keys and windows");
+      int records = 0;
+      for (String owner : recordOwners()) {
+        records += opened.list(owner).size();
+      }
+      return records;
     } finally {
       opened.close();
     }
   }
 
   /**
+   * The owners' names are part of what a job leaves in its store: a version that renamed them would
+   * neither read the blocks of a job restored from an earlier version's savepoint nor resume its
+   * purge records. They are "STEP/Window/Window.Assign.out/KEY/WINDOW" and "purges of
+   * STEP/Window/Window.Assign.out, shard K" for K in 0..31 (STEP: the step's full name); the
+   * records of versions before the shards, under "purges of STEP/Window/Window.Assign.out", are
+   * still read ({@link #anUnreadablePurgeRecordIsCountedAndTheStepRuns}).
+   */
+  @Test
+  void blockOwnersKeepTheNamesEarlierVersionsGaveThem(@TempDir Path store) throws IOException {
+    runSummaries(
+        TestRunner.DIRECT.options(1), store.toUri().toString(), 1, Duration.standardHours(1));
+    assertEquals(
+        7, purgeRecords(store.toUri().toString()), "the purge records of the 7 keys and windows");
+  }
+
+  /**
    * A purge record the step cannot read (written by another format version, as after a rollback, or
    * damaged) does not stop it from starting: it is skipped, logged and counted, and left in the
-   * store.
+   * store. Records are read from every shard and from where versions before the shards kept them.
    */
   @Test
   void anUnreadablePurgeRecordIsCountedAndTheStepRuns(@TempDir Path store) throws IOException {
     String uri = store.toUri().toString();
     BlockStore opened = dev.eventide.tiering.store.BlockStores.open(uri);
     try {
-      opened.write("purges of Summaries/Window/Window.Assign.out", new byte[] {9, 9});
+      opened.write(UNSHARDED_RECORDS, new byte[] {9, 9});
+      opened.write(recordOwners().get(31), new byte[] {9, 9, 9});
     } finally {
       opened.close();
     }
-    PipelineResult result = runSummaries(uri, 1, Duration.ZERO);
-    assertEquals(1, TieringMetrics.counter(result, "purgeRecordsUnreadable"));
+    PipelineResult result = runSummaries(TestRunner.DIRECT.options(1), uri, 1, Duration.ZERO);
+    assertEquals(2, TieringMetrics.counter(result, "purgeRecordsUnreadable"));
     assertEquals(
-        List.of(1L), List.copyOf(blockFiles(store).values()), "only the unreadable record is left");
+        List.of(1L, 1L),
+        List.copyOf(blockFiles(store).values()),
+        "only the unreadable records are left");
+  }
+
+  /**
+   * Every worker that starts the step has no need to read every purge record: each shard of records
+   * is taken over, and read, by one worker. On Flink with two workers, each shard is listed once.
+   */
+  @Test
+  void eachShardOfPurgeRecordsIsReadByOneWorkerOfTwo() {
+    String uri = "test:" + UUID.randomUUID();
+    PipelineResult result =
+        runSummaries(TestRunner.FLINK.options(2), uri, 1, Duration.standardHours(1));
+    FaultyBlockStore opened = (FaultyBlockStore) TestStoreProvider.opened(uri);
+    for (String owner : recordOwners()) {
+      assertEquals(1, opened.lists(owner), owner);
+    }
+    assertEquals(1, opened.lists(UNSHARDED_RECORDS), UNSHARDED_RECORDS);
+    assertEquals(32, TieringMetrics.counter(result, "purgeShardsTakenOver"));
   }
 
   /**
@@ -365,18 +406,18 @@ class TieredWindowTest {
   void aLaterRunOfTheStepPurgesTheBlocksAnEarlierRunLeft(@TempDir Path store) throws IOException {
     String uri = store.toUri().toString();
     // The earlier run stops before its delayed purge: its blocks stay in the store.
-    runSummaries(uri, 1, Duration.standardHours(1));
-    Map<Path, Long> left = blockFiles(store);
-    // 7 keys and windows, and the directory of the step's 7 purge records, due in an hour
-    assertEquals(8, left.size(), "owners of the blocks left: " + left);
-    assertTrue(left.containsValue(7L), "the purge records: " + left);
+    runSummaries(TestRunner.DIRECT.options(1), uri, 1, Duration.standardHours(1));
+    long blocks = blockFiles(store).values().stream().mapToLong(Long::longValue).sum();
+    assertEquals(7, purgeRecords(uri), "the purge records, due in an hour");
+    assertTrue(blocks > 7, "the blocks of 7 keys and windows, and the records: " + blocks);
 
     // Other values in the same keys and windows, so other blocks: only their owners tie them to
     // the earlier run's.
-    runSummaries(uri, 3, Duration.ZERO);
+    runSummaries(TestRunner.DIRECT.options(1), uri, 3, Duration.ZERO);
     assertEquals(
-        List.of(7L),
-        List.copyOf(blockFiles(store).values()),
+        7L,
+        blockFiles(store).values().stream().mapToLong(Long::longValue).sum(),
         "after the later run purged its windows, only the earlier run's purge records stay");
+    assertEquals(7, purgeRecords(uri));
   }
 }

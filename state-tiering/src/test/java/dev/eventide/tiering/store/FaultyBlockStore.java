@@ -2,7 +2,9 @@ package dev.eventide.tiering.store;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -16,6 +18,7 @@ public final class FaultyBlockStore extends ForwardingBlockStore {
   private final int maxDelayMillis;
   public final AtomicInteger failures = new AtomicInteger();
   public final AtomicInteger operations = new AtomicInteger();
+  private final Map<String, AtomicInteger> listsByOwner = new ConcurrentHashMap<>();
 
   public FaultyBlockStore(BlockStore delegate, long seed, double failureRate, int maxDelayMillis) {
     super(delegate);
@@ -71,8 +74,15 @@ public final class FaultyBlockStore extends ForwardingBlockStore {
     super.delete(name);
   }
 
+  /** How many times the blocks of the owner were listed. */
+  public int lists(String owner) {
+    AtomicInteger lists = listsByOwner.get(owner);
+    return lists == null ? 0 : lists.get();
+  }
+
   @Override
   public List<BlockName> list(String owner) throws IOException {
+    listsByOwner.computeIfAbsent(owner, o -> new AtomicInteger()).incrementAndGet();
     if (fail()) {
       throw new IOException("injected list failure");
     }

@@ -3,6 +3,7 @@ package dev.eventide.tiering.internal.io;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -73,6 +74,7 @@ public final class IoScheduler implements AutoCloseable {
   private final List<Thread> ioThreads = new ArrayList<>();
   private final Delayer delayer;
   private final Set<String> waiting = ConcurrentHashMap.newKeySet();
+  private final String id = UUID.randomUUID().toString();
   private final AtomicLong failedRetries = new AtomicLong();
   private boolean closed; // guarded by this
 
@@ -129,6 +131,14 @@ public final class IoScheduler implements AutoCloseable {
   /** The scheduler of this JVM, shared by every tiered window. */
   public static IoScheduler shared() {
     return Holder.SHARED;
+  }
+
+  /**
+   * A name no other scheduler has, in this JVM or any other: who holds the delayed actions
+   * scheduled here ({@link #afterDelayOnce}).
+   */
+  public String id() {
+    return id;
   }
 
   /** Queues an I/O task for the next free I/O thread. */

@@ -16,6 +16,7 @@ import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code eventide bench}: benchmarks that run alternatives side by side and print ratios. */
@@ -27,6 +28,8 @@ import picocli.CommandLine.Option;
     subcommands = {
       BenchCommand.Transforms.class,
       BenchTrendsCommand.class,
+      BenchTrendsBeamCommand.class,
+      BenchTrendBurstsCommand.class,
       BenchTieringCommand.class,
       BenchStalenessCommand.class
     })
@@ -84,12 +87,7 @@ final class BenchCommand implements Runnable {
                 + " FlatMap-x64, Join.")
     List<String> operators;
 
-    @Option(
-        names = "--chart-dir",
-        paramLabel = "DIR",
-        defaultValue = "eventide-output/bench",
-        description = "Where the PNG charts go (default: ${DEFAULT-VALUE}).")
-    Path chartDir;
+    @Mixin ChartOptions charts;
 
     @Override
     public Integer call() throws Exception {
@@ -110,7 +108,7 @@ final class BenchCommand implements Runnable {
         throw new EventideCli.UsageException(
             "--direct-events must be at least 1, but was " + directEvents);
       }
-      CliFiles.checkWritableDirectory("--chart-dir", chartDir);
+      charts.check();
       out.println(
           "vs D: how many times slower than Beam's native transform (D) on the same runner:"
               + " D's events/s divided by the row's.");
@@ -154,7 +152,7 @@ final class BenchCommand implements Runnable {
             results.add(r);
           }
         }
-        Path chart = chartDir.resolve("transforms-" + runner + ".png");
+        Path chart = charts.chart("transforms-" + runner + ".png");
         dev.eventide.pipelines.bench.Charts.throughput(chart, runner, results);
         err.printf(Locale.ROOT, "bench: chart %s%n", chart);
       }

@@ -15,6 +15,7 @@ import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code eventide bench staleness}: Aion's staleness trigger against Δt and Δe (experiment Q4). */
@@ -104,12 +105,7 @@ final class BenchStalenessCommand implements Callable<Integer> {
       description = "Predictive cleanup: windows simulated (default: ${DEFAULT-VALUE}).")
   int cleanupWindows;
 
-  @Option(
-      names = "--chart-dir",
-      defaultValue = "eventide-output/bench",
-      paramLabel = "DIR",
-      description = "Where the PNG charts go (default: ${DEFAULT-VALUE}).")
-  Path chartDir;
+  @Mixin ChartOptions charts;
 
   /** The cleanup bound T: staleness is relative to it, so its size changes no figure. */
   private static final long CLEANUP_MILLIS = 3_600_000;
@@ -130,7 +126,7 @@ final class BenchStalenessCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new EventideCli.UsageException("--coverage/--confidence: " + e.getMessage());
     }
-    CliFiles.checkWritableDirectory("--chart-dir", chartDir);
+    charts.check();
     List<Lateness> chosen = new ArrayList<>();
     for (String name : distributions) {
       chosen.add(
@@ -173,7 +169,7 @@ final class BenchStalenessCommand implements Callable<Integer> {
         }
         data.addSeries(series);
       }
-      Path chart = chartDir.resolve("staleness-" + lateness.label() + ".png");
+      Path chart = charts.chart("staleness-" + lateness.label() + ".png");
       Charts.lines(
           chart,
           "Largest staleness per late execution plan, " + lateness.label() + " lateness",

@@ -14,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code eventide bench tiering}: TieredWindow against Beam's windowing, heap and throughput. */
@@ -117,12 +118,7 @@ final class BenchTieringCommand implements Callable<Integer> {
       description = "A run still going after this long is stopped (default: ${DEFAULT-VALUE}).")
   long timeoutSeconds;
 
-  @Option(
-      names = "--chart-dir",
-      defaultValue = "eventide-output/bench",
-      paramLabel = "DIR",
-      description = "Where the PNG charts go (default: ${DEFAULT-VALUE}).")
-  Path chartDir;
+  @Mixin ChartOptions charts;
 
   @Override
   public Integer call() throws Exception {
@@ -131,7 +127,7 @@ final class BenchTieringCommand implements Callable<Integer> {
     TieringBenchmark.Plan plan = plan();
     List<TieringBenchmark.Result> results = new TieringBenchmark(plan, err).run();
     TieringBenchmark.printTable(results, out);
-    for (Path chart : TieringBenchmark.writeCharts(results, chartDir)) {
+    for (Path chart : TieringBenchmark.writeCharts(results, charts.chartDir)) {
       err.println("wrote " + chart);
     }
     return 0;
@@ -183,7 +179,7 @@ final class BenchTieringCommand implements Callable<Integer> {
       throw new EventideCli.UsageException(
           "--gc: unknown collector '" + gc + "'; expected g1 or parallel");
     }
-    CliFiles.checkWritableDirectory("--chart-dir", chartDir);
+    charts.check();
     List<Workload> chosenWorkloads = new ArrayList<>();
     for (String name : workloads) {
       try {

@@ -224,7 +224,7 @@ final class TrendsCommand implements Callable<Integer> {
     if (allowedLateness.getMillis() < 0) {
       throw new EventideCli.UsageException("--allowed-lateness must not be negative");
     }
-    PipelineOptions options = RunCommand.pipelineOptions(config, runner, flinkMaster, parallelism);
+    PipelineOptions options = RunnerOptions.create(config, runner, flinkMaster, parallelism);
     List<Event> read = new ArrayList<>();
     long badLines = 0;
     EventSchema schema = EventSchema.of(workload);

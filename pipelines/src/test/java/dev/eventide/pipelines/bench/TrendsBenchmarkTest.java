@@ -102,7 +102,6 @@ class TrendsBenchmarkTest {
     assertThat(EventideCli.execute("bench", "trends", "--windows=0"), equalTo(2));
     assertThat(EventideCli.execute("bench", "trends", "--queries=0"), equalTo(2));
     assertThat(EventideCli.execute("bench", "trends", "--rounds=0"), equalTo(2));
-    assertThat(
-        EventideCli.execute("bench", "trends", "--burst-sweep", "--burst-lengths=0"), equalTo(2));
+    assertThat(EventideCli.execute("bench", "trend-bursts", "--burst-lengths=0"), equalTo(2));
   }
 }

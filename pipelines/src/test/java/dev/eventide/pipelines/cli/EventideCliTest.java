@@ -249,9 +249,12 @@ class EventideCliTest {
   void workloadFlagsAreCheckedAgainstTheWorkload() {
     String[][] cases = {
       {"nosuch", "unknown workload 'nosuch'; expected one of average, bigrams, overlap,"},
-      {"overlap --store=file:///tmp/x", "--store is for TieredWindow"},
-      {"stock-market --native", "--native is for the average and bigrams workloads"},
-      {"overlap --fault-drill-at=3", "--fault-drill-at is for the average and bigrams workloads"},
+      {"overlap --store=file:///tmp/x", "Unknown option: '--store=file:///tmp/x'"},
+      {"stock-market --native", "Unknown option: '--native'"},
+      {"overlap --fault-drill-at=3", "Unknown option: '--fault-drill-at=3'"},
+      {"ridesharing --lateness=uniform(0,1)", "Unknown option: '--lateness=uniform(0,1)'"},
+      {"average --native --store=file:///tmp/x", "--store is for TieredWindow"},
+      {"--events=5 bigrams", "--events before the workload would be the average workload's"},
       {"average --events=10 --fault-drill-at=10", "--fault-drill-at must be from 0 to --events"},
       {"average --runner=direct --fault-drill-at=3", "--fault-drill-at needs a Flink job that"},
       {
@@ -267,6 +270,31 @@ class EventideCliTest {
       assertThat(c[0] + ": " + o.err(), o.exitCode(), equalTo(2));
       assertThat(c[0], o.err(), containsString(c[1]));
       assertNoStackTrace(o);
+    }
+  }
+
+  /** Each workload's --help lists its own flags, not those of the others. */
+  @Test
+  void eachWorkloadHelpListsItsOwnFlags() {
+    String[][] cases = {
+      {"average", "--fault-drill-at=N", "--show=N"},
+      {"bigrams", "--native", "--show=N"},
+      {"overlap", "--show=N", "--store=URI"},
+      {"stock-market", "--purge-delay=DURATION", "--native"},
+      {"linear-road", "--store=URI", "--fault-drill-at=N"},
+      {"ridesharing", "--late-fraction=P", "--lateness=DIST"},
+    };
+    for (String[] c : cases) {
+      Outcome help = run("run", c[0], "--help");
+      assertThat(c[0], help.exitCode(), equalTo(0));
+      assertThat(c[0], help.out(), containsString("eventide run " + c[0]));
+      assertThat(c[0], help.out(), containsString("--runner=RUNNER"));
+      assertThat(c[0], help.out(), containsString(c[1]));
+      assertThat(c[0], help.out(), not(containsString(c[2])));
+    }
+    Outcome run = run("run", "--help");
+    for (String workload : List.of("average", "bigrams", "overlap", "ridesharing")) {
+      assertThat(run.out(), containsString(workload));
     }
   }
 
@@ -323,6 +351,12 @@ class EventideCliTest {
       {"trends", "--queries=5,0", "--queries must be at least 1, but was 0"},
       {"trends", "--streams=taxis", "--streams: unknown stream 'taxis'"},
       {"trends", "--chart-dir=/proc/eventide-nope", "--chart-dir /proc/eventide-nope: cannot"},
+      {"trends", "--beam", "Unknown option: '--beam'"},
+      {"trends-beam", "--parallelism=0", "--parallelism must be >= 1"},
+      {"trends-beam", "--streams=taxis", "--streams: unknown stream 'taxis'"},
+      {"trend-bursts", "--class-sizes=0", "--class-sizes must be at least 1, but was 0"},
+      {"trend-bursts", "--chart-dir=/proc/eventide-nope", "--chart-dir /proc/eventide-nope: can"},
+      {"staleness", "--chart-dir=/proc/eventide-nope", "--chart-dir /proc/eventide-nope: cannot"},
     };
     for (String[] c : cases) {
       Outcome o = run("bench", c[0], c[1]);

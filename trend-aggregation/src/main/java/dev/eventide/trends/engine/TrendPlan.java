@@ -53,7 +53,7 @@ public final class TrendPlan {
   }
 
   // Costs of the benefit model, in nanoseconds as measured on a 2-core machine by `eventide bench
-  // trends --burst-sweep` (docs/benchmarks.md, "Sharing decided per burst"): per event and query
+  // trend-bursts` (docs/benchmarks.md, "Sharing decided per burst"): per event and query
   // alone
   // (unshared: about 300 ns on small numbers), per 64-bit word of an exact addition, per burst and
   // class shared (the class, the map and its coefficients: a shared burst of one or two events

@@ -1,0 +1,126 @@
+package dev.eventide.pipelines.cli;
+
+import dev.eventide.pipelines.bench.Charts;
+import dev.eventide.pipelines.bench.TrendStreams;
+import dev.eventide.pipelines.bench.TrendsBeamBenchmark;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.jfree.data.category.DefaultCategoryDataset;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code eventide bench trends-beam}: TrendAggregate on Beam's runners against the bare core. */
+@Command(
+    name = "trends-beam",
+    mixinStandardHelpOptions = true,
+    versionProvider = EventideCli.Version.class,
+    description = {
+      "Throughput of TrendAggregate on Beam runners against the bare HAMLET core on the same"
+          + " stream and queries, at --fixed-queries for each --events-per-window; every runner's"
+          + " results must equal the core's. Prints events/s and the ratio to the core, and"
+          + " writes PNG charts."
+    },
+    sortOptions = false)
+final class BenchTrendsBeamCommand implements Callable<Integer> {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Mixin TrendBenchOptions workload;
+
+  @Option(
+      names = "--runners",
+      split = ",",
+      defaultValue = "direct,flink",
+      paramLabel = "RUNNER",
+      description = "direct, flink (default: ${DEFAULT-VALUE}).")
+  List<String> runners;
+
+  @Option(
+      names = "--parallelism",
+      defaultValue = "2",
+      paramLabel = "N",
+      description = "Embedded Flink's parallelism (default: ${DEFAULT-VALUE}).")
+  int parallelism;
+
+  @Mixin ChartOptions charts;
+
+  @Override
+  public Integer call() throws Exception {
+    workload.check();
+    charts.check();
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    List<TrendsBeamBenchmark.Target> targets;
+    try {
+      targets = runners.stream().map(TrendsBeamBenchmark.Target::ofCliName).toList();
+    } catch (IllegalArgumentException e) {
+      throw new EventideCli.UsageException(e.getMessage());
+    }
+    if (parallelism < 1) {
+      throw new EventideCli.UsageException("--parallelism must be >= 1");
+    }
+    out.printf(
+        Locale.ROOT,
+        "%-7s %8s %5s %-7s %9s %12s %9s %10s%n",
+        "stream",
+        "n/window",
+        "k",
+        "runner",
+        "events",
+        "events/s",
+        "seconds",
+        "vs core");
+    boolean same = true;
+    for (String name : workload.streams) {
+      TrendStreams.Kind stream = TrendBenchOptions.stream(name);
+      DefaultCategoryDataset data = new DefaultCategoryDataset();
+      for (int n : workload.eventsPerWindow) {
+        err.printf(
+            Locale.ROOT,
+            "bench: %s, %d events per window, %d queries, on Beam ...%n",
+            name,
+            n,
+            workload.fixedQueries);
+        err.flush();
+        List<TrendsBeamBenchmark.Result> results =
+            TrendsBeamBenchmark.compare(
+                stream, n, workload.fixedQueries, workload.windows, targets, parallelism);
+        double core = results.get(0).eventsPerSecond();
+        for (TrendsBeamBenchmark.Result r : results) {
+          same &= r.sameResults();
+          out.printf(
+              Locale.ROOT,
+              "%-7s %8d %5d %-7s %9d %12.0f %9.2f %9.2fx%s%n",
+              name,
+              n,
+              r.queries(),
+              r.target().cliName(),
+              r.events(),
+              r.eventsPerSecond(),
+              r.seconds(),
+              r.eventsPerSecond() / core,
+              r.sameResults() ? "" : "  DIFFERENT RESULTS");
+          data.addValue(r.eventsPerSecond(), r.target().cliName(), "" + n);
+        }
+        out.flush();
+      }
+      Path chart = charts.chart("trends-" + name + "-beam.png");
+      Charts.logBars(
+          chart,
+          "TrendAggregate on Beam vs the core, " + name + ", " + workload.fixedQueries + " queries",
+          "events per window",
+          "events/s (log scale)",
+          data);
+      err.printf(Locale.ROOT, "bench: chart %s%n", chart);
+    }
+    if (!same) {
+      err.println("bench: a runner's results differ from the core's");
+      return EventideCli.EXIT_FAILED;
+    }
+    return 0;
+  }
+}

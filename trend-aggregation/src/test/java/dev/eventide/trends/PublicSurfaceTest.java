@@ -1,6 +1,7 @@
 package dev.eventide.trends;
 
 import dev.eventide.testing.api.PublicSurface;
+import dev.eventide.trends.beam.TrendAggregate;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
 class PublicSurfaceTest {
   @Test
   void isTheReviewedOne() throws IOException {
-    PublicSurface.of(TrendResult.class).assertMatches(Path.of("src/test/resources/public-api.txt"));
+    PublicSurface.of(TrendAggregate.class)
+        .assertMatches(Path.of("src/test/resources/public-api.txt"));
   }
 }

@@ -13,9 +13,10 @@ import dev.eventide.trends.query.fixtures.QueryReachingIntoEngines;
 import org.junit.jupiter.api.Test;
 
 /**
- * The module's shape, enforced: a core that knows nothing of Beam (so it runs and tests anywhere,
- * and the Beam adapter in {@code dev.eventide.trends.beam} stays thin), with the query model below
- * the engines, and file formats and the adapter on top.
+ * The core's shape, enforced: it knows nothing of Beam (so it runs and tests anywhere, and the Beam
+ * adapter, {@code dev.eventide.trends.beam} in eventide-trend-aggregation, stays thin; the module's
+ * pom bans Beam from its dependencies too), with the query model below the engines, and file
+ * formats on top.
  */
 class ArchitectureTest {
   private static final JavaClasses MAIN =
@@ -28,8 +29,6 @@ class ArchitectureTest {
     noClasses()
         .that()
         .resideInAPackage("dev.eventide.trends..")
-        .and()
-        .resideOutsideOfPackage("dev.eventide.trends.beam..")
         .should()
         .dependOnClassesThat()
         .resideInAPackage("org.apache.beam..")
@@ -47,16 +46,12 @@ class ArchitectureTest {
           .definedBy("dev.eventide.trends.engine..")
           .layer("io")
           .definedBy("dev.eventide.trends.io..")
-          .layer("beam")
-          .definedBy("dev.eventide.trends.beam..")
-          .whereLayer("beam")
-          .mayNotBeAccessedByAnyLayer()
           .whereLayer("io")
-          .mayOnlyBeAccessedByLayers("beam")
+          .mayNotBeAccessedByAnyLayer()
           .whereLayer("engine")
-          .mayOnlyBeAccessedByLayers("io", "beam")
+          .mayOnlyBeAccessedByLayers("io")
           .whereLayer("query")
-          .mayOnlyBeAccessedByLayers("engine", "io", "beam");
+          .mayOnlyBeAccessedByLayers("engine", "io");
 
   @Test
   void queriesAreBelowEnginesAndFileFormatsOnTop() {

@@ -1,0 +1,17 @@
+package dev.eventide.trends;
+
+import dev.eventide.testing.api.PublicSurface;
+import java.io.IOException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The module's public surface, type by type and member by member, is the reviewed one in {@code
+ * src/test/resources/public-api.txt}: a change to it shows in that file's diff.
+ */
+class PublicSurfaceTest {
+  @Test
+  void isTheReviewedOne() throws IOException {
+    PublicSurface.of(TrendResult.class).assertMatches(Path.of("src/test/resources/public-api.txt"));
+  }
+}

@@ -109,6 +109,8 @@ public final class TestStoreProvider implements BlockStoreProvider {
   public static final class CrashAfterDeleteStore extends ForwardingBlockStore {
     private final AtomicBoolean crashed = new AtomicBoolean();
     private final Set<BlockName> held = ConcurrentHashMap.newKeySet();
+    // The owner hashes of purge records, which a block name carries instead of the owner.
+    private final Set<String> recordOwners = ConcurrentHashMap.newKeySet();
 
     CrashAfterDeleteStore(InMemoryBlockStore delegate) {
       super(delegate);
@@ -128,6 +130,9 @@ public final class TestStoreProvider implements BlockStoreProvider {
     public BlockName write(String owner, byte[] contents) throws IOException {
       BlockName name = super.write(owner, contents);
       held.add(name);
+      if (owner.startsWith("purges of ")) {
+        recordOwners.add(name.owner());
+      }
       return name;
     }
 
@@ -135,7 +140,7 @@ public final class TestStoreProvider implements BlockStoreProvider {
     public void delete(BlockName name) throws IOException {
       super.delete(name);
       held.remove(name);
-      if (!name.owner().startsWith("purges of ") && crashed.compareAndSet(false, true)) {
+      if (!recordOwners.contains(name.owner()) && crashed.compareAndSet(false, true)) {
         throw new IOException("injected: the worker died right after deleting " + name);
       }
     }

@@ -39,11 +39,15 @@ abstract class AionCommand extends WorkloadCommand {
               + " a failure it never ends.")
   Long faultDrillAt;
 
-  abstract AionWorkload aion();
+  private final AionWorkload aion;
+
+  AionCommand(AionWorkload aion) {
+    this.aion = aion;
+  }
 
   @Override
-  String workload() {
-    return aion().name().toLowerCase(Locale.ROOT);
+  final String workload() {
+    return aion.name().toLowerCase(Locale.ROOT);
   }
 
   @Override
@@ -70,7 +74,7 @@ abstract class AionCommand extends WorkloadCommand {
     Pipeline pipeline = Pipeline.create(options);
     AionPipeline.Settings settings =
         AionPipeline.Settings.of(
-            aion(),
+            aion,
             generator,
             stream.allowedLateness,
             nativeWindowing,
@@ -104,7 +108,7 @@ abstract class AionCommand extends WorkloadCommand {
             () -> ", " + WindowReport.countPanes(outputDirectory) + " panes written");
 
     WindowReport report = WindowReport.read(outputDirectory);
-    report.print(out(), aion().resultName(), nativeWindowing);
+    report.print(out(), aion.resultName(), nativeWindowing);
     Path summary = report.write(outputDirectory);
     out().flush();
     err()

@@ -17,8 +17,7 @@ import picocli.CommandLine.Command;
     footer = {"", DurationConverter.HELP},
     sortOptions = false)
 final class AverageCommand extends AionCommand {
-  @Override
-  AionWorkload aion() {
-    return AionWorkload.AVERAGE;
+  AverageCommand() {
+    super(AionWorkload.AVERAGE);
   }
 }

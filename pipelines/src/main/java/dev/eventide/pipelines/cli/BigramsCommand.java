@@ -16,8 +16,7 @@ import picocli.CommandLine.Command;
     footer = {"", DurationConverter.HELP},
     sortOptions = false)
 final class BigramsCommand extends AionCommand {
-  @Override
-  AionWorkload aion() {
-    return AionWorkload.BIGRAMS;
+  BigramsCommand() {
+    super(AionWorkload.BIGRAMS);
   }
 }

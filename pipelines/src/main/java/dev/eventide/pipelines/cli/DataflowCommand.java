@@ -31,10 +31,20 @@ abstract class DataflowCommand extends WorkloadCommand {
   /** What a run of the dataflow builds: its outputs, metrics and a description of its streams. */
   record Built(List<String> outputs, String namespace, List<String> setAside, String streams) {}
 
-  /** The workload's default window, and of arrivals per window. */
-  abstract Duration defaultWindow();
+  private final String workload;
+  private final Duration defaultWindow;
+  private final int defaultEventsPerWindow;
 
-  abstract int defaultEventsPerWindow();
+  DataflowCommand(String workload, Duration defaultWindow, int defaultEventsPerWindow) {
+    this.workload = workload;
+    this.defaultWindow = defaultWindow;
+    this.defaultEventsPerWindow = defaultEventsPerWindow;
+  }
+
+  @Override
+  final String workload() {
+    return workload;
+  }
 
   /**
    * Builds the dataflow into the pipeline.
@@ -50,8 +60,8 @@ abstract class DataflowCommand extends WorkloadCommand {
 
   @Override
   int runWorkload() throws Exception {
-    stream.resolve(defaultEvents(), defaultWindow());
-    arrival.resolve(defaultEventsPerWindow(), stream);
+    stream.resolve(defaultEvents(), defaultWindow);
+    arrival.resolve(defaultEventsPerWindow, stream);
     tiering.check(false);
     if (show < 0) {
       throw new EventideCli.UsageException("--show must not be negative, but was " + show);

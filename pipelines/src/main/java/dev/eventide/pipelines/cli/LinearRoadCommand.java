@@ -26,19 +26,8 @@ final class LinearRoadCommand extends DataflowCommand {
   /** Vehicles of the linear-road workload. */
   static final int VEHICLES = 1_000;
 
-  @Override
-  String workload() {
-    return "linear-road";
-  }
-
-  @Override
-  Duration defaultWindow() {
-    return Duration.standardMinutes(1);
-  }
-
-  @Override
-  int defaultEventsPerWindow() {
-    return 2_000;
+  LinearRoadCommand() {
+    super("linear-road", Duration.standardMinutes(1), 2_000);
   }
 
   @Override

@@ -33,9 +33,8 @@ final class RunCommand extends AionCommand {
   @Parameters(arity = "0..1", hidden = true)
   String unknownWorkload;
 
-  @Override
-  AionWorkload aion() {
-    return AionWorkload.AVERAGE;
+  RunCommand() {
+    super(AionWorkload.AVERAGE);
   }
 
   @Override

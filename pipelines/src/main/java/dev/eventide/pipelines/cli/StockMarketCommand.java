@@ -26,19 +26,8 @@ final class StockMarketCommand extends DataflowCommand {
   /** Symbols of the stock-market workload. */
   static final int SYMBOLS = 16;
 
-  @Override
-  String workload() {
-    return "stock-market";
-  }
-
-  @Override
-  Duration defaultWindow() {
-    return Duration.standardSeconds(10);
-  }
-
-  @Override
-  int defaultEventsPerWindow() {
-    return 10_000;
+  StockMarketCommand() {
+    super("stock-market", Duration.standardSeconds(10), 10_000);
   }
 
   @Override

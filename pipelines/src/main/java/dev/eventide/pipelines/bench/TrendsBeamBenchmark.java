@@ -2,9 +2,9 @@ package dev.eventide.pipelines.bench;
 
 import dev.eventide.pipelines.trends.TrendPipeline;
 import dev.eventide.trends.Event;
+import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendEngine;
 import dev.eventide.trends.engine.Engines;
-import dev.eventide.trends.engine.TrendPlan;
 import dev.eventide.trends.io.ResultJson;
 import dev.eventide.trends.query.Workload;
 import java.io.IOException;
@@ -109,7 +109,7 @@ public final class TrendsBeamBenchmark {
           TrendPipeline.Outcome outcome =
               TrendPipeline.run(
                   workload,
-                  TrendPlan.Sharing.DYNAMIC,
+                  Sharing.DYNAMIC,
                   Duration.ZERO,
                   events,
                   options(runner, flinkParallelism),

@@ -3,8 +3,8 @@ package dev.eventide.pipelines.cli;
 import dev.eventide.pipelines.options.RunnerSelection;
 import dev.eventide.pipelines.trends.TrendPipeline;
 import dev.eventide.trends.Event;
+import dev.eventide.trends.Sharing;
 import dev.eventide.trends.engine.Engines;
-import dev.eventide.trends.engine.TrendPlan;
 import dev.eventide.trends.io.BadEventException;
 import dev.eventide.trends.io.EventOrderException;
 import dev.eventide.trends.io.EventSchema;
@@ -211,11 +211,11 @@ final class TrendsCommand implements Callable<Integer> {
 
   /** The workload as a pipeline on TrendAggregate: events read here, results collected here. */
   private int runPipeline(Workload workload, Engines chosen, PrintWriter err) throws IOException {
-    TrendPlan.Sharing sharing =
+    Sharing sharing =
         switch (chosen) {
-          case HAMLET -> TrendPlan.Sharing.DYNAMIC;
-          case HAMLET_STATIC -> TrendPlan.Sharing.STATIC;
-          case UNSHARED -> TrendPlan.Sharing.NONE;
+          case HAMLET -> Sharing.DYNAMIC;
+          case HAMLET_STATIC -> Sharing.STATIC;
+          case UNSHARED -> Sharing.NONE;
           case GRETA ->
               throw new EventideCli.UsageException(
                   "--engine greta is the in-process baseline; with --runner use hamlet,"

@@ -3,7 +3,7 @@ package dev.eventide.pipelines.ridesharing;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.eventide.pipelines.trends.TrendPipeline;
-import dev.eventide.trends.engine.TrendPlan;
+import dev.eventide.trends.Sharing;
 import dev.eventide.trends.query.Workload;
 import java.io.IOException;
 import java.io.InputStream;
@@ -70,7 +70,7 @@ public final class RideSharing {
       outcome =
           TrendPipeline.run(
               workload,
-              TrendPlan.Sharing.DYNAMIC,
+              Sharing.DYNAMIC,
               allowedLateness,
               Read.from(new RideSource(stream)),
               options,

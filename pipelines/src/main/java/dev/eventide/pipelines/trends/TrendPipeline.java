@@ -2,11 +2,11 @@ package dev.eventide.pipelines.trends;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.eventide.trends.Event;
+import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.beam.DeadLetter;
 import dev.eventide.trends.beam.TrendAggregate;
 import dev.eventide.trends.beam.TrendMetrics;
-import dev.eventide.trends.engine.TrendPlan;
 import dev.eventide.trends.io.ResultJson;
 import dev.eventide.trends.query.Workload;
 import java.io.IOException;
@@ -52,7 +52,7 @@ public final class TrendPipeline {
    */
   public static Outcome run(
       Workload workload,
-      TrendPlan.Sharing sharing,
+      Sharing sharing,
       Duration allowedLateness,
       List<Event> events,
       PipelineOptions options,
@@ -69,7 +69,7 @@ public final class TrendPipeline {
    */
   public static Outcome run(
       Workload workload,
-      TrendPlan.Sharing sharing,
+      Sharing sharing,
       Duration allowedLateness,
       PTransform<PBegin, PCollection<Event>> source,
       PipelineOptions options,

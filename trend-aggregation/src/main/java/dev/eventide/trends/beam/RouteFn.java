@@ -1,6 +1,7 @@
 package dev.eventide.trends.beam;
 
 import dev.eventide.trends.Event;
+import dev.eventide.trends.Sharing;
 import dev.eventide.trends.engine.TrendPlan;
 import dev.eventide.trends.io.EventSchema;
 import dev.eventide.trends.query.Workload;
@@ -24,11 +25,11 @@ final class RouteFn extends DoFn<Event, KV<String, Event>> {
   static final TupleTag<DeadLetter> DEAD = new TupleTag<>() {};
 
   private final Workload workload;
-  private final TrendPlan.Sharing sharing;
+  private final Sharing sharing;
   private transient TrendPlan plan;
   private transient EventSchema schema;
 
-  RouteFn(Workload workload, TrendPlan.Sharing sharing) {
+  RouteFn(Workload workload, Sharing sharing) {
     this.workload = workload;
     this.sharing = sharing;
   }

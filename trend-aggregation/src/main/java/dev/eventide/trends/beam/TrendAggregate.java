@@ -2,6 +2,7 @@ package dev.eventide.trends.beam;
 
 import dev.eventide.tiering.store.BlockStores;
 import dev.eventide.trends.Event;
+import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.engine.TrendPlan;
 import dev.eventide.trends.query.Query;
@@ -90,7 +91,7 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
   private static final long serialVersionUID = 1L;
 
   private final Workload workload;
-  private final TrendPlan.Sharing sharing;
+  private final Sharing sharing;
   private final Duration allowedLateness;
   private final Retention retention;
   private final Duration clearedKeyMemory;
@@ -106,7 +107,7 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
 
   private TrendAggregate(
       Workload workload,
-      TrendPlan.Sharing sharing,
+      Sharing sharing,
       Duration allowedLateness,
       Retention retention,
       Duration clearedKeyMemory) {
@@ -127,17 +128,17 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
     if (workload.queries().isEmpty()) {
       throw new IllegalArgumentException("TrendAggregate needs a workload of at least one query");
     }
-    TrendPlan.compile(workload, TrendPlan.Sharing.DYNAMIC);
+    TrendPlan.compile(workload, Sharing.DYNAMIC);
     return new TrendAggregate(
         workload,
-        TrendPlan.Sharing.DYNAMIC,
+        Sharing.DYNAMIC,
         Duration.ZERO,
         Retention.IN_BEAM_STATE,
         DEFAULT_CLEARED_KEY_MEMORY);
   }
 
   /** How queries share bursts: DYNAMIC (default, HAMLET), STATIC (always) or NONE. */
-  public TrendAggregate withSharing(TrendPlan.Sharing sharing) {
+  public TrendAggregate withSharing(Sharing sharing) {
     return new TrendAggregate(
         workload,
         Objects.requireNonNull(sharing, "sharing"),

@@ -3,6 +3,7 @@ package dev.eventide.trends.beam;
 import dev.eventide.tiering.store.BlockStore;
 import dev.eventide.tiering.store.BlockStores;
 import dev.eventide.trends.Event;
+import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.engine.Counters;
 import dev.eventide.trends.engine.SlidingWindows;
@@ -138,7 +139,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   private final TimerSpec forgetSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
   private final Workload workload;
-  private final TrendPlan.Sharing sharing;
+  private final Sharing sharing;
   private final long lateness;
   private final TrendAggregate.Retention retention;
   private final long clearedKeyMemory;
@@ -150,7 +151,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
 
   TrendAggregateFn(
       Workload workload,
-      TrendPlan.Sharing sharing,
+      Sharing sharing,
       long allowedLatenessMillis,
       TrendAggregate.Retention retention,
       long clearedKeyMemoryMillis) {

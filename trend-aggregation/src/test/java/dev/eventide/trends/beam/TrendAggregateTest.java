@@ -9,8 +9,8 @@ import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.trends.BruteForce;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.RandomWorkloads;
+import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendResult;
-import dev.eventide.trends.engine.TrendPlan;
 import dev.eventide.trends.query.Workload;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -74,7 +74,7 @@ class TrendAggregateTest {
       Workload workload = workload(seed);
       List<Event> events = events(seed);
       Map<String, String> expected = Panes.expected(BruteForce.evaluate(workload, events));
-      TrendPlan.Sharing sharing = TrendPlan.Sharing.values()[(int) (seed % 3)];
+      Sharing sharing = Sharing.values()[(int) (seed % 3)];
       TrendAggregate.Result out =
           p.apply("Events " + seed, Create.timestamped(shuffled(events, seed)))
               .apply("Aggregate " + seed, TrendAggregate.of(workload).withSharing(sharing));

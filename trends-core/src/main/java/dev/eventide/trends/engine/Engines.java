@@ -1,6 +1,7 @@
 package dev.eventide.trends.engine;
 
 import dev.eventide.trends.Event;
+import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendEngine;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.query.Workload;
@@ -22,12 +23,10 @@ public enum Engines {
 
   public TrendEngine create(Workload workload, Consumer<TrendResult> sink) {
     return switch (this) {
-      case HAMLET ->
-          new IncrementalEngine(TrendPlan.compile(workload, TrendPlan.Sharing.DYNAMIC), sink);
+      case HAMLET -> new IncrementalEngine(TrendPlan.compile(workload, Sharing.DYNAMIC), sink);
       case HAMLET_STATIC ->
-          new IncrementalEngine(TrendPlan.compile(workload, TrendPlan.Sharing.STATIC), sink);
-      case UNSHARED ->
-          new IncrementalEngine(TrendPlan.compile(workload, TrendPlan.Sharing.NONE), sink);
+          new IncrementalEngine(TrendPlan.compile(workload, Sharing.STATIC), sink);
+      case UNSHARED -> new IncrementalEngine(TrendPlan.compile(workload, Sharing.NONE), sink);
       case GRETA -> GretaEngine.create(workload, sink);
     };
   }

@@ -1,6 +1,7 @@
 package dev.eventide.trends.engine;
 
 import dev.eventide.trends.Event;
+import dev.eventide.trends.Sharing;
 import dev.eventide.trends.query.Workload;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -42,19 +43,8 @@ import java.util.Set;
  */
 public final class TrendPlan {
 
-  /** How queries that may share a Kleene sub-pattern are evaluated. */
-  public enum Sharing {
-    /** Every query alone. */
-    NONE,
-    /** Bursts shared within classes of queries that accept the same events, always. */
-    STATIC,
-    /** Per burst and class, shared only when the benefit model says it pays. */
-    DYNAMIC
-  }
-
   // Costs of the benefit model, in nanoseconds as measured on a 2-core machine by `eventide bench
-  // trend-bursts` (docs/benchmarks.md, "Sharing decided per burst"): per event and query
-  // alone
+  // trend-bursts` (docs/benchmarks.md, "Sharing decided per burst"): per event and query alone
   // (unshared: about 300 ns on small numbers), per 64-bit word of an exact addition, per burst and
   // class shared (the class, the map and its coefficients: a shared burst of one or two events
   // costs about 1 µs more than two queries evaluating it alone), per timestamp group of a shared

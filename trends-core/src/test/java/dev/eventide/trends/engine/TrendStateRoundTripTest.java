@@ -9,6 +9,7 @@ import dev.eventide.testing.differential.Seeds;
 import dev.eventide.trends.BruteForce;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.RandomWorkloads;
+import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.query.Workload;
 import java.util.ArrayList;
@@ -37,7 +38,7 @@ class TrendStateRoundTripTest {
       Workload workload =
           Workload.parse(sharable ? random.sharableWorkload(4) : random.workload(3));
       List<Event> events = sharable ? random.burstyEvents(80) : random.events(60, 40);
-      for (TrendPlan.Sharing sharing : TrendPlan.Sharing.values()) {
+      for (Sharing sharing : Sharing.values()) {
         List<TrendResult> uninterrupted = run(workload, sharing, events, -1);
         int cut = cuts.nextInt(events.size());
         int[] encoded = {0};
@@ -58,7 +59,7 @@ class TrendStateRoundTripTest {
   void rejectsBytesThatAreNotAStateOfThePlan() {
     RandomWorkloads random = new RandomWorkloads(1);
     Workload workload = Workload.parse(random.sharableWorkload(3));
-    TrendPlan plan = TrendPlan.compile(workload, TrendPlan.Sharing.DYNAMIC);
+    TrendPlan plan = TrendPlan.compile(workload, Sharing.DYNAMIC);
     TrendState state = plan.newState(0, List.of(java.math.BigDecimal.ZERO));
     plan.advance(state, List.of(Event.of("B", 5, "a", 1, "g", 0)), new Counters());
     byte[] bytes = TrendStateCodec.of(plan).encode(state);
@@ -72,7 +73,7 @@ class TrendStateRoundTripTest {
 
     TrendPlan other =
         TrendPlan.compile(
-            Workload.parse(new RandomWorkloads(2).sharableWorkload(3)), TrendPlan.Sharing.DYNAMIC);
+            Workload.parse(new RandomWorkloads(2).sharableWorkload(3)), Sharing.DYNAMIC);
     IllegalArgumentException workloadChanged =
         assertThrows(IllegalArgumentException.class, () -> TrendStateCodec.of(other).decode(bytes));
     assertTrue(
@@ -85,14 +86,13 @@ class TrendStateRoundTripTest {
     }
   }
 
-  static List<TrendResult> run(
-      Workload workload, TrendPlan.Sharing sharing, List<Event> events, int cut) {
+  static List<TrendResult> run(Workload workload, Sharing sharing, List<Event> events, int cut) {
     return run(workload, sharing, events, cut, new int[1]);
   }
 
   /** Drives the plan as an engine does, re-encoding every state before event {@code cut}. */
   static List<TrendResult> run(
-      Workload workload, TrendPlan.Sharing sharing, List<Event> events, int cut, int[] encoded) {
+      Workload workload, Sharing sharing, List<Event> events, int cut, int[] encoded) {
     TrendPlan plan = TrendPlan.compile(workload, sharing);
     Counters counters = new Counters();
     Map<Integer, Map<List<Object>, TrendState>> states = new HashMap<>();

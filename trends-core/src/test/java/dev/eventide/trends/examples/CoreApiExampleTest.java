@@ -3,6 +3,7 @@ package dev.eventide.trends.examples;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.eventide.trends.Event;
+import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendEngine;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.engine.Counters;
@@ -65,7 +66,7 @@ class CoreApiExampleTest {
             "QUERY trips RETURN COUNT(*) PATTERN SEQ(Request, Travel+) WHERE [driver]"
                 + " GROUPBY district WITHIN 10 minutes");
     // docs/trend-aggregation.md: "The core in Java", second example.
-    TrendPlan plan = TrendPlan.compile(workload, TrendPlan.Sharing.DYNAMIC); // immutable, shared
+    TrendPlan plan = TrendPlan.compile(workload, Sharing.DYNAMIC); // immutable, shared
     TrendStateCodec codec = TrendStateCodec.of(plan);
     Counters counters = new Counters();
     Map<TrendPlan.Route, byte[]> store = new HashMap<>(); // per (unit, partition): encoded state

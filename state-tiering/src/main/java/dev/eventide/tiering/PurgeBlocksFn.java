@@ -50,6 +50,8 @@ abstract class PurgeBlocksFn extends DoFn<KV<Integer, KV<String, List<String>>>,
    */
   static final int SHARDS = 32;
 
+  private static final int SHARD_BITS = Integer.numberOfTrailingZeros(SHARDS);
+
   private static final String METRICS = TieringMetrics.NAMESPACE;
   private static final Counter BLOCKS_PURGED = Metrics.counter(METRICS, "blocksPurged");
   // Purge records a worker skipped when it took their shard over because it could not read them
@@ -74,8 +76,11 @@ abstract class PurgeBlocksFn extends DoFn<KV<Integer, KV<String, List<String>>>,
 
   /** The shard of purge records that a window's purge goes to. */
   static int shardOf(String owner) {
-    // String.hashCode is specified by the language: the same in every JVM and version.
-    return Math.floorMod(owner.hashCode(), SHARDS);
+    // String.hashCode is specified by the language: the same in every JVM and version. Its low
+    // bits follow an owner's last characters (owners of one step end alike: a window's "...)" or
+    // "]"), so the shard is taken from the high bits of the hash times 2^32 / phi (Fibonacci
+    // hashing), which every bit of the hash reaches.
+    return (owner.hashCode() * 0x9E3779B9) >>> (Integer.SIZE - SHARD_BITS);
   }
 
   /** The purge of a window's blocks, keyed by its shard. */

@@ -56,4 +56,22 @@ class PurgeBlocksFnTest {
     }
     assertEquals(false, noCheckpoints.getEnableStableInputDrain());
   }
+
+  /**
+   * {@link TakeOverShardsFn} keeps one value per shard, never cleared while the job runs: its state
+   * stays bounded because its keys are the shards, not the windows. Every owner, any number of
+   * them, maps to one of the 32 shards, also one whose hash is {@code Integer.MIN_VALUE}.
+   */
+  @Test
+  void theTakeOverStateHasOneKeyPerShardHoweverManyWindowsArePurged() {
+    java.util.Set<Integer> shards = new java.util.TreeSet<>();
+    for (int window = 0; window < 100_000; window++) {
+      shards.add(PurgeBlocksFn.shardOf("Step/Window.out/key-" + window + "/[" + window + "]"));
+    }
+    assertEquals(Integer.MIN_VALUE, "polygenelubricants".hashCode());
+    shards.add(PurgeBlocksFn.shardOf("polygenelubricants"));
+    assertEquals(32, shards.size(), "shards used: " + shards);
+    assertEquals(0, (int) ((java.util.TreeSet<Integer>) shards).first());
+    assertEquals(31, (int) ((java.util.TreeSet<Integer>) shards).last());
+  }
 }

@@ -348,16 +348,18 @@ final class TieredWindowDoFn<K, V, O>
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
       @TimerId(PURGE) Timer purge,
       MultiOutputReceiver out) {
-    pingShardsOnce(out);
     readAllLater(memory, memorySize, manifest, progressState);
     K key = keyAndWindow.getKey();
     BoundedWindow window = keyAndWindow.getValue();
     WindowProgress before = read(progressState);
     if (before.purged()) {
+      // The marker's timer has no output timestamp, so this firing may output nothing, not even a
+      // fresh instance's pings: SimpleDoFnRunner#checkTimestamp refuses them.
       progressState.clear(); // the end of the marker, and of the window's state
       WINDOWS.dec();
       return;
     }
+    pingShardsOnce(out);
     BeamBagState state = new BeamBagState(memory, memorySize, manifest);
     // Timers due at once may fire in any order: a pending pane goes out before the purge.
     fireIfPending(key, window, state, progressState, true, out.get(resultsTag));

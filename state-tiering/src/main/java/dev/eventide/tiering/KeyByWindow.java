@@ -1,9 +1,8 @@
 package dev.eventide.tiering;
 
-import java.util.Collection;
+import dev.eventide.runtime.internal.WindowAssignment;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
-import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.transforms.windowing.WindowFn;
 import org.apache.beam.sdk.values.KV;
 import org.joda.time.Instant;
@@ -16,12 +15,11 @@ import org.joda.time.Instant;
  * end ({@link Admitted} says why).
  */
 final class KeyByWindow<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, Admitted<V>>> {
-  private final WindowFn<Object, BoundedWindow> windowFn;
+  private final WindowFn<?, ?> windowFn;
   private final long allowedLatenessMillis;
 
-  @SuppressWarnings("unchecked")
   KeyByWindow(WindowFn<? super KV<K, V>, ?> windowFn, long allowedLatenessMillis) {
-    this.windowFn = (WindowFn<Object, BoundedWindow>) windowFn;
+    this.windowFn = windowFn;
     this.allowedLatenessMillis = allowedLatenessMillis;
   }
 
@@ -29,35 +27,12 @@ final class KeyByWindow<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, Ad
   public void process(
       @Element KV<K, V> element,
       @Timestamp Instant timestamp,
-      OutputReceiver<KV<KV<K, BoundedWindow>, Admitted<V>>> out)
-      throws Exception {
+      OutputReceiver<KV<KV<K, BoundedWindow>, Admitted<V>>> out) {
     Admitted<V> admitted =
         new Admitted<>(element.getValue(), timestamp.getMillis(), allowedLatenessMillis, 0);
-    for (BoundedWindow window : assign(windowFn, element, timestamp)) {
+    for (BoundedWindow window : WindowAssignment.assign(windowFn, element, timestamp)) {
       out.outputWithTimestamp(
           KV.of(KV.of(element.getKey(), window), admitted), window.maxTimestamp());
     }
-  }
-
-  /** The windows {@code windows} assigns {@code element} at {@code timestamp}. */
-  static Collection<BoundedWindow> assign(
-      WindowFn<Object, BoundedWindow> windows, Object element, Instant timestamp) throws Exception {
-    return windows.assignWindows(
-        windows.new AssignContext() {
-          @Override
-          public Object element() {
-            return element;
-          }
-
-          @Override
-          public Instant timestamp() {
-            return timestamp;
-          }
-
-          @Override
-          public BoundedWindow window() {
-            return GlobalWindow.INSTANCE;
-          }
-        });
   }
 }

@@ -1,5 +1,6 @@
 package dev.eventide.tiering;
 
+import dev.eventide.runtime.internal.WindowAssignment;
 import dev.eventide.tiering.DeadLetter.Reason;
 import dev.eventide.tiering.lateness.CleanupSchedule;
 import dev.eventide.tiering.lateness.CleanupSchedule.Terms;
@@ -119,13 +120,12 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, A
   private final TimerSpec expireSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
   private final Settings settings;
-  private final WindowFn<Object, BoundedWindow> windowFn;
+  private final WindowFn<?, ?> windowFn;
   private transient Terms initial;
 
-  @SuppressWarnings("unchecked")
   LatenessGate(Settings settings, WindowFn<? super KV<K, V>, ?> windowFn) {
     this.settings = settings;
-    this.windowFn = (WindowFn<Object, BoundedWindow>) windowFn;
+    this.windowFn = windowFn;
   }
 
   @Setup
@@ -149,7 +149,7 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, A
     CleanupSchedule schedule = read == null ? CleanupSchedule.EMPTY : read;
     List<KV<KV<K, BoundedWindow>, Admitted<V>>> admitted = new ArrayList<>(2);
     int observations = 0;
-    for (BoundedWindow w : KeyByWindow.assign(windowFn, element, timestamp)) {
+    for (BoundedWindow w : WindowAssignment.assign(windowFn, element, timestamp)) {
       IntervalWindow window = (IntervalWindow) w;
       long end = window.maxTimestamp().getMillis();
       long start = window.start().getMillis();

@@ -1,11 +1,7 @@
 package dev.eventide.tiering;
 
+import dev.eventide.runtime.JobMetrics;
 import org.apache.beam.sdk.PipelineResult;
-import org.apache.beam.sdk.metrics.DistributionResult;
-import org.apache.beam.sdk.metrics.MetricNameFilter;
-import org.apache.beam.sdk.metrics.MetricQueryResults;
-import org.apache.beam.sdk.metrics.MetricResult;
-import org.apache.beam.sdk.metrics.MetricsFilter;
 
 /**
  * Reads {@link TieredWindow}'s metrics from a finished pipeline, summed over every {@code
@@ -40,28 +36,11 @@ public final class TieringMetrics {
 
   /** The sum of a counter, such as {@code "blocksWritten"}. */
   public static long counter(PipelineResult result, String name) {
-    long sum = 0;
-    for (MetricResult<Long> counter : query(result, name).getCounters()) {
-      sum += counter.getAttempted();
-    }
-    return sum;
+    return JobMetrics.counter(result, NAMESPACE, name);
   }
 
   /** The mean of a distribution, such as {@code "lateFiringIoWaitMillis"}; 0 if it is empty. */
   public static double mean(PipelineResult result, String name) {
-    long sum = 0;
-    long count = 0;
-    for (MetricResult<DistributionResult> d : query(result, name).getDistributions()) {
-      sum += d.getAttempted().getSum();
-      count += d.getAttempted().getCount();
-    }
-    return count == 0 ? 0 : (double) sum / count;
-  }
-
-  private static MetricQueryResults query(PipelineResult result, String name) {
-    return result
-        .metrics()
-        .queryMetrics(
-            MetricsFilter.builder().addNameFilter(MetricNameFilter.named(NAMESPACE, name)).build());
+    return JobMetrics.mean(result, NAMESPACE, name);
   }
 }

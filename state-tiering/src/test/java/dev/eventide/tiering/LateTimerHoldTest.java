@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.eventide.generators.LateEvent;
 import dev.eventide.generators.LateEventGenerator;
 import dev.eventide.generators.LateEventSource;
-import dev.eventide.testing.runners.PipelineMetrics;
+import dev.eventide.runtime.JobMetrics;
 import dev.eventide.testing.runners.TestRunner;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
@@ -42,11 +42,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * late pane from a timer set at the input watermark with its output timestamp there. What a
  * windowed step after it sees, measured the way a user's pipeline would: Beam's windowed {@code
  * GroupByKey} with the same allowed lateness drops none of the late panes on embedded Flink ({@code
- * PipelineMetricsTest} shows the count read, from a value it drops). On the DirectRunner it drops
- * none on an idle machine but has dropped one of about 300 panes with other builds running beside
- * it, so it is not asserted there (docs/testing.md, "Runner facts"). (A stateful step that judges
- * lateness by its own input watermark is not such a measure either: on the DirectRunner it can
- * receive an element after that watermark passed the element's window, whatever the producer does.)
+ * JobMetricsTest} shows the count read, from a value it drops). On the DirectRunner it drops none
+ * on an idle machine but has dropped one of about 300 panes with other builds running beside it, so
+ * it is not asserted there (docs/testing.md, "Runner facts"). (A stateful step that judges lateness
+ * by its own input watermark is not such a measure either: on the DirectRunner it can receive an
+ * element after that watermark passed the element's window, whatever the producer does.)
  */
 class LateTimerHoldTest {
   private static final long WINDOW = 10_000;
@@ -122,7 +122,7 @@ class LateTimerHoldTest {
     for (int seed = 1; seed <= 3; seed++) {
       PipelineResult run = runWithWindowedGroupingAfter(runner, seed);
       assertTrue(counter(run, "panes") > 80, "panes: " + counter(run, "panes"));
-      assertEquals(0, PipelineMetrics.droppedDueToLateness(run), runner + ", seed " + seed);
+      assertEquals(0, JobMetrics.droppedDueToLateness(run), runner + ", seed " + seed);
     }
   }
 
@@ -163,6 +163,6 @@ class LateTimerHoldTest {
   }
 
   private static long counter(PipelineResult run, String name) {
-    return PipelineMetrics.counter(run, NAMESPACE, name);
+    return JobMetrics.counter(run, NAMESPACE, name);
   }
 }

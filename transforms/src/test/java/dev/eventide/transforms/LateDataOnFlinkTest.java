@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.eventide.generators.LateEvent;
 import dev.eventide.generators.LateEventGenerator;
 import dev.eventide.generators.LatenessDistribution;
+import dev.eventide.runtime.JobMetrics;
 import dev.eventide.testing.runners.OnEachRunner;
-import dev.eventide.testing.runners.PipelineMetrics;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.testing.streams.GatedReplay;
 import dev.eventide.testing.streams.LateEventStreams;
@@ -97,7 +97,7 @@ class LateDataOnFlinkTest {
   }
 
   private static long counter(PipelineResult result, String name) {
-    return PipelineMetrics.counter(result, LateDataOnFlinkTest.class.getName(), name);
+    return JobMetrics.counter(result, LateDataOnFlinkTest.class.getName(), name);
   }
 
   /** Counts elements, and those in late panes. */

@@ -2,8 +2,8 @@ package dev.eventide.transforms;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.eventide.runtime.JobMetrics;
 import dev.eventide.testing.runners.OnEachRunner;
-import dev.eventide.testing.runners.PipelineMetrics;
 import dev.eventide.testing.streams.EventTimeStream;
 import java.util.Collections;
 import org.apache.beam.sdk.PipelineResult;
@@ -61,7 +61,7 @@ class TransformMetricsTest {
   }
 
   private static long counter(PipelineResult result, String name) {
-    return PipelineMetrics.counter(result, TransformMetrics.NAMESPACE, name);
+    return JobMetrics.counter(result, TransformMetrics.NAMESPACE, name);
   }
 
   private static DistributionResult distribution(PipelineResult result, String name) {

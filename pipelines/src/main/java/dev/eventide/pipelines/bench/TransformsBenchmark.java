@@ -1,6 +1,6 @@
 package dev.eventide.pipelines.bench;
 
-import dev.eventide.pipelines.PipelineCounters;
+import dev.eventide.runtime.JobMetrics;
 import dev.eventide.transforms.Aggregate;
 import dev.eventide.transforms.AggregateFilter;
 import dev.eventide.transforms.AggregateFlatMap;
@@ -243,7 +243,7 @@ public final class TransformsBenchmark {
     PipelineResult result = p.run();
     result.waitUntilFinish();
     double seconds = (System.nanoTime() - start) / 1e9;
-    long outputs = PipelineCounters.sum(result, NAMESPACE, "outputs");
+    long outputs = JobMetrics.counter(result, NAMESPACE, "outputs");
     return new Result(runnerName, operator, variant, events, outputs, seconds);
   }
 

@@ -1,6 +1,6 @@
 package dev.eventide.pipelines.cli;
 
-import dev.eventide.pipelines.PipelineCounters;
+import dev.eventide.runtime.JobMetrics;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.Optional;
@@ -92,7 +92,7 @@ final class WorkloadRun {
   /** A counter of the job, if the runner reports it. */
   static Optional<Long> counter(PipelineResult result, String namespace, String name) {
     try {
-      return Optional.of(PipelineCounters.sum(result, namespace, name));
+      return Optional.of(JobMetrics.counter(result, namespace, name));
     } catch (UnsupportedOperationException e) {
       return Optional.empty();
     }

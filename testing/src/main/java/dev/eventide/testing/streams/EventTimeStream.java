@@ -1,7 +1,7 @@
 package dev.eventide.testing.streams;
 
+import dev.eventide.runtime.internal.WindowAssignment;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.testing.TestStream;
@@ -42,7 +42,7 @@ public final class EventTimeStream<T> {
   private final GatedReplay.Builder<T> replay;
   private final List<TimestampedValue<T>> kept = new ArrayList<>();
   private final List<TimestampedValue<T>> dropped = new ArrayList<>();
-  private WindowFn<Object, BoundedWindow> windowFn;
+  private WindowFn<?, ?> windowFn;
   private Duration allowedLateness = Duration.ZERO;
   private Instant watermark = BoundedWindow.TIMESTAMP_MIN_VALUE;
 
@@ -62,7 +62,6 @@ public final class EventTimeStream<T> {
    *
    * @throws IllegalArgumentException if the window function merges or the lateness is negative
    */
-  @SuppressWarnings("unchecked")
   public EventTimeStream<T> withWindowing(WindowFn<?, ?> windowFn, Duration allowedLateness) {
     if (!windowFn.isNonMerging()) {
       throw new IllegalArgumentException(
@@ -72,7 +71,7 @@ public final class EventTimeStream<T> {
       throw new IllegalArgumentException(
           "allowedLateness must be >= 0, but was " + allowedLateness);
     }
-    this.windowFn = (WindowFn<Object, BoundedWindow>) windowFn;
+    this.windowFn = windowFn;
     this.allowedLateness = allowedLateness;
     return this;
   }
@@ -203,41 +202,7 @@ public final class EventTimeStream<T> {
       throw new IllegalStateException(
           method + " needs the transform's windowing: call withWindowing(windowFn, lateness)");
     }
-    try {
-      Collection<? extends BoundedWindow> windows =
-          windowFn.assignWindows(new Assignment(windowFn, value, timestamp));
-      return List.copyOf(windows);
-    } catch (Exception e) {
-      throw new IllegalArgumentException(
-          "cannot assign windows to " + value + " at " + timestamp + " with " + windowFn, e);
-    }
-  }
-
-  private static final class Assignment extends WindowFn<Object, BoundedWindow>.AssignContext {
-    private final Object element;
-    private final Instant timestamp;
-
-    Assignment(WindowFn<Object, BoundedWindow> windowFn, Object element, Instant timestamp) {
-      windowFn.super();
-      this.element = element;
-      this.timestamp = timestamp;
-    }
-
-    @Override
-    public Object element() {
-      return element;
-    }
-
-    @Override
-    public Instant timestamp() {
-      return timestamp;
-    }
-
-    @Override
-    public BoundedWindow window() {
-      throw new UnsupportedOperationException(
-          "EventTimeStream assigns windows to fresh elements, which have no window yet");
-    }
+    return List.<BoundedWindow>copyOf(WindowAssignment.assign(windowFn, value, timestamp));
   }
 
   @FunctionalInterface

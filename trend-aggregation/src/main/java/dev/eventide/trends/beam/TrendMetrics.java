@@ -1,11 +1,9 @@
 package dev.eventide.trends.beam;
 
+import dev.eventide.runtime.JobMetrics;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.Counter;
-import org.apache.beam.sdk.metrics.MetricNameFilter;
-import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.Metrics;
-import org.apache.beam.sdk.metrics.MetricsFilter;
 
 /**
  * The Beam metrics of {@link TrendAggregate}, namespace {@value #NAMESPACE}, and a reader for a
@@ -59,17 +57,6 @@ public final class TrendMetrics {
 
   /** The sum of a counter of a finished pipeline, such as {@code "deadLetters"}. */
   public static long counter(PipelineResult result, String name) {
-    long sum = 0;
-    for (MetricResult<Long> c :
-        result
-            .metrics()
-            .queryMetrics(
-                MetricsFilter.builder()
-                    .addNameFilter(MetricNameFilter.named(NAMESPACE, name))
-                    .build())
-            .getCounters()) {
-      sum += c.getAttempted();
-    }
-    return sum;
+    return JobMetrics.counter(result, NAMESPACE, name);
   }
 }

@@ -2,6 +2,7 @@ package dev.eventide.testing.runners;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.eventide.runtime.JobMetrics;
 import dev.eventide.testing.streams.EventTimeStream;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.KvCoder;
@@ -20,7 +21,7 @@ import org.apache.beam.sdk.values.KV;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
-class PipelineMetricsTest {
+class JobMetricsTest {
   private static final class CountFn extends DoFn<Integer, Void> {
     private final Counter seen = Metrics.counter("eventide.test", "seen");
 
@@ -36,8 +37,8 @@ class PipelineMetricsTest {
     p.apply("Second", Create.of(4, 5)).apply("CountSecond", ParDo.of(new CountFn()));
     PipelineResult result = p.run();
     result.waitUntilFinish();
-    assertEquals(5, PipelineMetrics.counter(result, "eventide.test", "seen"));
-    assertEquals(0, PipelineMetrics.counter(result, "eventide.test", "never"));
+    assertEquals(5, JobMetrics.counter(result, "eventide.test", "seen"));
+    assertEquals(0, JobMetrics.counter(result, "eventide.test", "never"));
   }
 
   /** Beam's windowed GroupByKey counts what it drops under a different name on each runner. */
@@ -55,6 +56,6 @@ class PipelineMetricsTest {
         .apply(GroupByKey.create());
     PipelineResult result = p.run();
     result.waitUntilFinish();
-    assertEquals(2, PipelineMetrics.droppedDueToLateness(result));
+    assertEquals(2, JobMetrics.droppedDueToLateness(result));
   }
 }

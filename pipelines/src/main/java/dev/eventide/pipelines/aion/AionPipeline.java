@@ -204,7 +204,7 @@ public final class AionPipeline {
                   .withAllowedLateness(tolerated)
                   .withStore(settings.store())
                   .withPurgeDelay(settings.purgeDelay())
-                  .withOutputCoder(new WindowValue.Coder()),
+                  .withOutputCoder(WindowValue.coder()),
               METRICS_NAMESPACE)
           .apply("Summarize", ParDo.of(new Summarize()));
     }

@@ -189,7 +189,7 @@ public final class LinearRoadPipeline {
             reports,
             "SegmentStatistics",
             (segment, w, values) -> SegmentStatistics.of(values),
-            new SegmentStatistics.Coder(),
+            SegmentStatistics.coder(),
             settings);
     WindowSteps.writeFinal(
         statistics,

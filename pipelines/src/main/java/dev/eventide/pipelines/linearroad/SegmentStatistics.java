@@ -1,13 +1,13 @@
 package dev.eventide.pipelines.linearroad;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
+import dev.eventide.pipelines.RecordCoder;
 import java.util.HashSet;
 import java.util.Set;
-import org.apache.beam.sdk.coders.AtomicCoder;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.TypeDescriptor;
 
 /**
  * A segment's traffic in one minute: position reports, distinct vehicles, and the sum of the
@@ -32,23 +32,12 @@ public record SegmentStatistics(long reports, long vehicles, long speedSum) {
     return reports == 0 ? 0 : speedSum / (double) reports;
   }
 
-  /** Encodes {@link SegmentStatistics} as three variable-length longs. */
-  static final class Coder extends AtomicCoder<SegmentStatistics> {
-    private static final VarLongCoder LONG = VarLongCoder.of();
-
-    @Override
-    public void encode(SegmentStatistics value, OutputStream out) throws IOException {
-      LONG.encode(value.reports(), out);
-      LONG.encode(value.vehicles(), out);
-      LONG.encode(value.speedSum(), out);
-    }
-
-    @Override
-    public SegmentStatistics decode(InputStream in) throws IOException {
-      return new SegmentStatistics(LONG.decode(in), LONG.decode(in), LONG.decode(in));
-    }
-
-    @Override
-    public void verifyDeterministic() {}
+  /** The coder of {@link SegmentStatistics}: its three longs, with Beam's coders. */
+  public static Coder<SegmentStatistics> coder() {
+    return RecordCoder.of(
+        TypeDescriptor.of(SegmentStatistics.class),
+        KvCoder.of(KvCoder.of(VarLongCoder.of(), VarLongCoder.of()), VarLongCoder.of()),
+        s -> KV.of(KV.of(s.reports(), s.vehicles()), s.speedSum()),
+        kv -> new SegmentStatistics(kv.getKey().getKey(), kv.getKey().getValue(), kv.getValue()));
   }
 }

@@ -1,19 +1,17 @@
 package dev.eventide.pipelines.ridesharing;
 
+import dev.eventide.pipelines.RecordCoder;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.beam.EventCoder;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.util.List;
 import java.util.NoSuchElementException;
 import org.apache.beam.sdk.coders.Coder;
-import org.apache.beam.sdk.coders.CustomCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.io.UnboundedSource;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.values.TypeDescriptor;
 import org.joda.time.Instant;
 
 /**
@@ -43,7 +41,8 @@ final class RideSource extends UnboundedSource<Event, RideSource.Position> {
 
   @Override
   public Coder<Position> getCheckpointMarkCoder() {
-    return new PositionCoder();
+    return RecordCoder.of(
+        TypeDescriptor.of(Position.class), VarLongCoder.of(), p -> p.consumed, Position::new);
   }
 
   @Override
@@ -73,18 +72,6 @@ final class RideSource extends UnboundedSource<Event, RideSource.Position> {
 
     @Override
     public void finalizeCheckpoint() {}
-  }
-
-  private static final class PositionCoder extends CustomCoder<Position> {
-    @Override
-    public void encode(Position p, OutputStream out) throws IOException {
-      VarLongCoder.of().encode(p.consumed, out);
-    }
-
-    @Override
-    public Position decode(InputStream in) throws IOException {
-      return new Position(VarLongCoder.of().decode(in));
-    }
   }
 
   private static final class Reader extends UnboundedReader<Event> {

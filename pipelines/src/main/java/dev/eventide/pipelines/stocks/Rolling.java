@@ -1,12 +1,12 @@
 package dev.eventide.pipelines.stocks;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
+import dev.eventide.pipelines.RecordCoder;
 import java.util.Locale;
-import org.apache.beam.sdk.coders.AtomicCoder;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.TypeDescriptor;
 
 /**
  * A symbol's rolling aggregates over one sliding window: how many prices, the lowest, the highest
@@ -43,24 +43,18 @@ public record Rolling(long count, long minCents, long maxCents, long sumCents) {
         sumCents / (double) count / 100);
   }
 
-  /** Encodes a {@link Rolling} as four variable-length longs. */
-  static final class Coder extends AtomicCoder<Rolling> {
-    private static final VarLongCoder LONG = VarLongCoder.of();
-
-    @Override
-    public void encode(Rolling value, OutputStream out) throws IOException {
-      LONG.encode(value.count(), out);
-      LONG.encode(value.minCents(), out);
-      LONG.encode(value.maxCents(), out);
-      LONG.encode(value.sumCents(), out);
-    }
-
-    @Override
-    public Rolling decode(InputStream in) throws IOException {
-      return new Rolling(LONG.decode(in), LONG.decode(in), LONG.decode(in), LONG.decode(in));
-    }
-
-    @Override
-    public void verifyDeterministic() {}
+  /** The coder of {@link Rolling}: its four longs, with Beam's coders. */
+  public static Coder<Rolling> coder() {
+    KvCoder<Long, Long> pair = KvCoder.of(VarLongCoder.of(), VarLongCoder.of());
+    return RecordCoder.of(
+        TypeDescriptor.of(Rolling.class),
+        KvCoder.of(pair, pair),
+        r -> KV.of(KV.of(r.count(), r.minCents()), KV.of(r.maxCents(), r.sumCents())),
+        kv ->
+            new Rolling(
+                kv.getKey().getKey(),
+                kv.getKey().getValue(),
+                kv.getValue().getKey(),
+                kv.getValue().getValue()));
   }
 }

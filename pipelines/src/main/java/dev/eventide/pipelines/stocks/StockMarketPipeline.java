@@ -219,7 +219,7 @@ public final class StockMarketPipeline {
                         SlidingWindows.of(window).every(window.dividedBy(2)),
                         (symbol, w, values) -> Rolling.of(values),
                         settings)
-                    .withOutputCoder(new Rolling.Coder()),
+                    .withOutputCoder(Rolling.coder()),
                 METRICS_NAMESPACE),
             "Rolling",
             settings);

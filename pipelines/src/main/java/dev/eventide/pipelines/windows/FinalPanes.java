@@ -88,7 +88,7 @@ public final class FinalPanes<K, V>
     }
     Coder<K> keyCoder = kvCoder.getKeyCoder();
     KvCoder<K, FinalValue<V>> outputCoder =
-        KvCoder.of(keyCoder, FinalValue.FinalValueCoder.of(kvCoder.getValueCoder()));
+        KvCoder.of(keyCoder, FinalValue.coder(kvCoder.getValueCoder()));
     return panes
         .apply("WithPaneCount", ParDo.of(new WithPaneCount<K, V>()))
         .setCoder(outputCoder)

@@ -1,12 +1,12 @@
 package dev.eventide.pipelines.windows;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.util.List;
+import dev.eventide.pipelines.RecordCoder;
 import org.apache.beam.sdk.coders.Coder;
-import org.apache.beam.sdk.coders.StructuredCoder;
+import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.apache.beam.sdk.values.TypeParameter;
 
 /**
  * A window's final result for one key: the value of its last pane, once the window's allowed
@@ -19,41 +19,22 @@ import org.apache.beam.sdk.coders.VarLongCoder;
  * @param <V> the value
  */
 public record FinalValue<V>(long start, long end, long panes, V value) {
-  /** Encodes a {@link FinalValue} with its value's coder; deterministic when that coder is. */
-  public static final class FinalValueCoder<V> extends StructuredCoder<FinalValue<V>> {
-    private static final VarLongCoder LONG = VarLongCoder.of();
-    private final Coder<V> valueCoder;
-
-    private FinalValueCoder(Coder<V> valueCoder) {
-      this.valueCoder = valueCoder;
-    }
-
-    public static <V> FinalValueCoder<V> of(Coder<V> valueCoder) {
-      return new FinalValueCoder<>(valueCoder);
-    }
-
-    @Override
-    public void encode(FinalValue<V> value, OutputStream out) throws IOException {
-      LONG.encode(value.start(), out);
-      LONG.encode(value.end(), out);
-      LONG.encode(value.panes(), out);
-      valueCoder.encode(value.value(), out);
-    }
-
-    @Override
-    public FinalValue<V> decode(InputStream in) throws IOException {
-      return new FinalValue<>(
-          LONG.decode(in), LONG.decode(in), LONG.decode(in), valueCoder.decode(in));
-    }
-
-    @Override
-    public List<? extends Coder<?>> getCoderArguments() {
-      return List.of(valueCoder);
-    }
-
-    @Override
-    public void verifyDeterministic() throws NonDeterministicException {
-      verifyDeterministic(this, "the value coder must be deterministic", valueCoder);
-    }
+  /**
+   * The coder of {@link FinalValue}: its bounds and pane count, then its value with {@code
+   * valueCoder}; deterministic when that coder is.
+   */
+  public static <V> Coder<FinalValue<V>> coder(Coder<V> valueCoder) {
+    KvCoder<KV<Long, Long>, Long> bounds =
+        KvCoder.of(KvCoder.of(VarLongCoder.of(), VarLongCoder.of()), VarLongCoder.of());
+    return RecordCoder.of(
+        new TypeDescriptor<FinalValue<V>>() {}.where(
+            new TypeParameter<V>() {}, valueCoder.getEncodedTypeDescriptor()),
+        KvCoder.of(bounds, valueCoder),
+        f -> KV.of(KV.of(KV.of(f.start(), f.end()), f.panes()), f.value()),
+        kv -> {
+          KV<KV<Long, Long>, Long> b = kv.getKey();
+          return new FinalValue<>(
+              b.getKey().getKey(), b.getKey().getValue(), b.getValue(), kv.getValue());
+        });
   }
 }

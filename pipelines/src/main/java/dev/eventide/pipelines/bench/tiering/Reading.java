@@ -1,10 +1,11 @@
 package dev.eventide.pipelines.bench.tiering;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import org.apache.beam.sdk.coders.AtomicCoder;
+import dev.eventide.pipelines.RecordCoder;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.TypeDescriptor;
 
 /**
  * One event of the tiering benchmark: its event time, its value, and when (this JVM's {@link
@@ -13,23 +14,12 @@ import org.apache.beam.sdk.coders.VarLongCoder;
  */
 public record Reading(long eventTimeMillis, long value, long arrivalNanos) {
 
-  /** The deterministic coder of {@link Reading}. */
-  public static final class Coder extends AtomicCoder<Reading> {
-    private static final VarLongCoder LONG = VarLongCoder.of();
-
-    @Override
-    public void encode(Reading r, OutputStream out) throws IOException {
-      LONG.encode(r.eventTimeMillis(), out);
-      LONG.encode(r.value(), out);
-      LONG.encode(r.arrivalNanos(), out);
-    }
-
-    @Override
-    public Reading decode(InputStream in) throws IOException {
-      return new Reading(LONG.decode(in), LONG.decode(in), LONG.decode(in));
-    }
-
-    @Override
-    public void verifyDeterministic() {}
+  /** The coder of {@link Reading}: its three longs, with Beam's coders. */
+  public static Coder<Reading> coder() {
+    return RecordCoder.of(
+        TypeDescriptor.of(Reading.class),
+        KvCoder.of(KvCoder.of(VarLongCoder.of(), VarLongCoder.of()), VarLongCoder.of()),
+        r -> KV.of(KV.of(r.eventTimeMillis(), r.value()), r.arrivalNanos()),
+        kv -> new Reading(kv.getKey().getKey(), kv.getKey().getValue(), kv.getValue()));
   }
 }

@@ -210,7 +210,7 @@ public final class TieringRun {
     PCollection<KV<Integer, Reading>> readings =
         p.apply("Read", LateEventSource.read(settings.events()))
             .apply("Stamp", ParDo.of(new Stamp()))
-            .setCoder(KvCoder.of(VarIntCoder.of(), new Reading.Coder()));
+            .setCoder(KvCoder.of(VarIntCoder.of(), Reading.coder()));
     Duration lateness = WINDOW.multipliedBy(settings.pastWindows());
     FixedWindows windows = FixedWindows.of(WINDOW);
     PCollection<KV<Integer, WindowResult>> results;
@@ -223,7 +223,7 @@ public final class TieringRun {
                   .withStore(settings.store())
                   .withPrestaging(settings.variant() != Variant.TIERED_NO_PRESTAGE)
                   .withPrestagingAhead(settings.variant() == Variant.TIERED_PRESTAGE_AHEAD)
-                  .withOutputCoder(new WindowResult.Coder()));
+                  .withOutputCoder(WindowResult.coder()));
     } else {
       results =
           readings
@@ -239,7 +239,7 @@ public final class TieringRun {
                       .accumulatingFiredPanes())
               .apply("Group", GroupByKey.create())
               .apply("Apply", ParDo.of(new ApplyFunction(settings.workload())))
-              .setCoder(KvCoder.of(VarIntCoder.of(), new WindowResult.Coder()));
+              .setCoder(KvCoder.of(VarIntCoder.of(), WindowResult.coder()));
     }
     results.apply("Probe", ParDo.of(new Probe()));
   }

@@ -1,11 +1,12 @@
 package dev.eventide.pipelines.bench.tiering;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import org.apache.beam.sdk.coders.AtomicCoder;
+import dev.eventide.pipelines.RecordCoder;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.TypeDescriptor;
 
 /**
  * What a window function of the tiering benchmark returns: how many events it saw, its answer, and
@@ -13,21 +14,12 @@ import org.apache.beam.sdk.coders.VarLongCoder;
  */
 public record WindowResult(long count, String answer, long newestArrivalNanos) {
 
-  /** The coder of {@link WindowResult}. */
-  public static final class Coder extends AtomicCoder<WindowResult> {
-    private static final VarLongCoder LONG = VarLongCoder.of();
-    private static final StringUtf8Coder STRING = StringUtf8Coder.of();
-
-    @Override
-    public void encode(WindowResult r, OutputStream out) throws IOException {
-      LONG.encode(r.count(), out);
-      STRING.encode(r.answer(), out);
-      LONG.encode(r.newestArrivalNanos(), out);
-    }
-
-    @Override
-    public WindowResult decode(InputStream in) throws IOException {
-      return new WindowResult(LONG.decode(in), STRING.decode(in), LONG.decode(in));
-    }
+  /** The coder of {@link WindowResult}: its count, answer and arrival, with Beam's coders. */
+  public static Coder<WindowResult> coder() {
+    return RecordCoder.of(
+        TypeDescriptor.of(WindowResult.class),
+        KvCoder.of(KvCoder.of(VarLongCoder.of(), StringUtf8Coder.of()), VarLongCoder.of()),
+        r -> KV.of(KV.of(r.count(), r.answer()), r.newestArrivalNanos()),
+        kv -> new WindowResult(kv.getKey().getKey(), kv.getKey().getValue(), kv.getValue()));
   }
 }

@@ -12,7 +12,11 @@ import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptions;
 import picocli.CommandLine.Option;
 
-/** The runner flags of {@code eventide run}'s workloads: which runner, where, how parallel. */
+/**
+ * The runner flags of {@code eventide run}'s workloads and of {@code eventide trends}: which
+ * runner, where, how parallel. ({@code eventide trends} runs its core in-process unless one is
+ * given.)
+ */
 final class RunnerOptions {
   /** Flink's largest maximum parallelism, 2^15. */
   static final int MAX_PARALLELISM = 32_768;
@@ -43,6 +47,11 @@ final class RunnerOptions {
       description = "Runner options file, one Beam pipeline option per line (see runner-configs/).")
   Path config;
 
+  /** Whether any of these flags is given. */
+  boolean given() {
+    return runner != null || flinkMaster != null || parallelism != null || config != null;
+  }
+
   /** Whether the flags or the config file choose the DirectRunner; a bad config is found later. */
   boolean direct() {
     if (runner != null) {
@@ -72,7 +81,7 @@ final class RunnerOptions {
    *
    * @throws EventideCli.UsageException with what is wrong
    */
-  static PipelineOptions create(
+  private static PipelineOptions create(
       Path config, RunnerSelection.Runner runner, String flinkMaster, Integer parallelism) {
     try {
       RunnerSelection selection = RunnerSelection.fromConfig(Optional.ofNullable(config));

@@ -1,6 +1,5 @@
 package dev.eventide.pipelines.cli;
 
-import dev.eventide.pipelines.options.RunnerSelection;
 import dev.eventide.pipelines.trends.TrendPipeline;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.Sharing;
@@ -26,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.beam.sdk.options.PipelineOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -45,7 +45,8 @@ import picocli.CommandLine.Option;
           + " Results: JSON lines {\"query\",\"group\",\"window_start\",\"window_end\",\"value\"}.",
       "Events are evaluated as they are read: memory is bounded by the open windows and"
           + " --max-delay, not by the file. A long run prints its progress on stderr.",
-      "With --runner (or --flink-master, --config) the workload runs as a Beam pipeline on"
+      "With --runner (or --flink-master, --parallelism, --config) the workload runs as a Beam"
+          + " pipeline on"
           + " TrendAggregate instead: events in any order, results sorted, the same values.",
       "Exit codes: 0 done, 1 a bad event line (without --dead-letter), an event out of order"
           + " beyond --max-delay, a failed pipeline or an I/O failure, 2 bad usage or a bad query"
@@ -105,29 +106,7 @@ final class TrendsCommand implements Callable<Integer> {
               + " memory grows with the file.")
   boolean sort;
 
-  @Option(
-      names = "--runner",
-      paramLabel = "RUNNER",
-      converter = RunnerConverter.class,
-      description =
-          "Run as a Beam pipeline on direct (the DirectRunner) or flink (embedded, or"
-              + " --flink-master); without it, the core runs in-process.")
-  RunnerSelection.Runner runner;
-
-  @Option(
-      names = "--flink-master",
-      paramLabel = "MASTER",
-      description = "[local] for embedded Flink (default), or host:port of a session cluster.")
-  String flinkMaster;
-
-  @Option(names = "--parallelism", paramLabel = "N", description = "Parallelism of the pipeline.")
-  Integer parallelism;
-
-  @Option(
-      names = "--config",
-      paramLabel = "FILE",
-      description = "Runner options file, one Beam pipeline option per line (see runner-configs/).")
-  Path config;
+  @Mixin RunnerOptions runner;
 
   @Option(
       names = "--allowed-lateness",
@@ -161,7 +140,7 @@ final class TrendsCommand implements Callable<Integer> {
     }
     Workload workload = readWorkload();
     checkOutputsAreNotInputs();
-    if (runner != null || flinkMaster != null || config != null || parallelism != null) {
+    if (runner.given()) {
       return runPipeline(workload, chosen, err);
     }
     if (spec.commandLine().getParseResult().hasMatchedOption("--allowed-lateness")) {
@@ -224,7 +203,7 @@ final class TrendsCommand implements Callable<Integer> {
     if (allowedLateness.getMillis() < 0) {
       throw new EventideCli.UsageException("--allowed-lateness must not be negative");
     }
-    PipelineOptions options = RunnerOptions.create(config, runner, flinkMaster, parallelism);
+    PipelineOptions options = runner.create("trends");
     List<Event> read = new ArrayList<>();
     long badLines = 0;
     EventSchema schema = EventSchema.of(workload);
@@ -345,8 +324,8 @@ final class TrendsCommand implements Callable<Integer> {
     if (!events.equals("-")) {
       inputs.add(new CliFiles.Named("--events", Path.of(events)));
     }
-    if (config != null) {
-      inputs.add(new CliFiles.Named("--config", config));
+    if (runner.config != null) {
+      inputs.add(new CliFiles.Named("--config", runner.config));
     }
     List<CliFiles.Named> outputs = new ArrayList<>();
     if (!out.equals("-")) {

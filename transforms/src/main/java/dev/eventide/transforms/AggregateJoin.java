@@ -3,6 +3,8 @@ package dev.eventide.transforms;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
@@ -14,24 +16,32 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.PValue;
 import org.apache.beam.sdk.values.TupleTag;
 import org.joda.time.Duration;
 
 /**
  * The windowed Join J(WA, WS, S1, S2, f_K¹, f_K², f_P) from the windowed Aggregate alone: E_J
  * (Listing 2: A1 and A2 wrap each side's tuples, P1 flattens them, A3 pairs them per key and window
- * instance) then X. For every window instance γ and key, every pair (t1, t2) of a left and a right
- * tuple of γ with {@code f_K¹(t1) = f_K²(t2)} and {@code f_P(t1, t2)} comes out once per pair of
- * copies, as {@code KV(t1, t2)} timestamped {@code γ.l + WS − δ}.
+ * instance) then X. Applied to the left input S1, with the right input S2 given to {@link #with}:
+ * for every window instance γ and key, every pair (t1, t2) of a left and a right tuple of γ with
+ * {@code f_K¹(t1) = f_K²(t2)} and {@code f_P(t1, t2)} comes out once per pair of copies, as {@code
+ * KV(t1, t2)} timestamped {@code γ.l + WS − δ}.
  *
  * <pre>{@code
  * PCollection<KV<Click, Impression>> pairs =
- *     AggregateJoin.of(clicks, impressions)
- *         .within(WindowSpec.tumbling(Duration.standardMinutes(1)))
- *         .keyedBy(Click::adId, Impression::adId, StringUtf8Coder.of())
- *         .withAllowedLateness(Duration.standardMinutes(5))
- *         .where("ClicksWithImpressions", (click, impression) -> click.time() >= impression.time());
+ *     clicks.apply(
+ *         "ClicksWithImpressions",
+ *         AggregateJoin.with(impressions)
+ *             .within(WindowSpec.tumbling(Duration.standardMinutes(1)))
+ *             .keyedBy(Click::adId, Impression::adId, StringUtf8Coder.of())
+ *             .withAllowedLateness(Duration.standardMinutes(5))
+ *             .where((click, impression) -> click.time() >= impression.time()));
  * }</pre>
+ *
+ * <p>The left tuples' type is inferred from the left key function: a method reference of a
+ * non-generic type ({@code Click::adId}) or a lambda with a typed parameter ({@code (KV<String,
+ * Long> e) -> e.getKey()}); Java cannot infer it from {@code KV::getKey}.
  *
  * <p>Equal to Beam's windowed join (the same windows, {@code CoGroupByKey} and the predicate) with
  * the differences of {@link AggregateFilter}: late panes are discarding, so a late tuple pairs only
@@ -43,9 +53,23 @@ import org.joda.time.Duration;
  *
  * <p>{@link Keyed#embed} gives E_J alone, for another X ({@link Unwrap#unrolled(int, Duration)});
  * {@link Keyed#whereMultiOutput} is the relaxed rendering whose A3 is an A+ emitting the pairs.
+ *
+ * @param <L> the left tuples
+ * @param <R> the right tuples
+ * @param <K> the join key
  */
-public final class AggregateJoin {
-  private AggregateJoin() {}
+public final class AggregateJoin<L, R, K>
+    extends PTransform<PCollection<L>, PCollection<KV<L, R>>> {
+  // A transform is serializable, a PCollection is not: the right input stays with the graph.
+  private final transient PCollection<R> right;
+  private final Plan<L, R, K> plan;
+  private final boolean multiOutput;
+
+  private AggregateJoin(PCollection<R> right, Plan<L, R, K> plan, boolean multiOutput) {
+    this.right = right;
+    this.plan = plan;
+    this.multiOutput = multiOutput;
+  }
 
   /** The match predicate f_P. */
   @FunctionalInterface
@@ -53,35 +77,31 @@ public final class AggregateJoin {
     boolean matches(L left, R right);
   }
 
-  /** Returns a join of {@code left} and {@code right}, to be configured. */
-  public static <L, R> Sides<L, R> of(PCollection<L> left, PCollection<R> right) {
-    return new Sides<>(left, right);
+  /** A join of the input it is applied to (the left) with {@code right}, to be configured. */
+  public static <R> Sides<R> with(PCollection<R> right) {
+    return new Sides<>(Objects.requireNonNull(right, "the right input"));
   }
 
-  /** The two inputs of a join. */
-  public static final class Sides<L, R> {
-    private final PCollection<L> left;
+  /** The right input of a join. */
+  public static final class Sides<R> {
     private final PCollection<R> right;
 
-    private Sides(PCollection<L> left, PCollection<R> right) {
-      this.left = left;
+    private Sides(PCollection<R> right) {
       this.right = right;
     }
 
     /** Joins within the window instances of {@code windows} (WA, WS). */
-    public Windowed<L, R> within(WindowSpec windows) {
-      return new Windowed<>(left, right, windows);
+    public Windowed<R> within(WindowSpec windows) {
+      return new Windowed<>(right, Objects.requireNonNull(windows, "windows"));
     }
   }
 
   /** A join with its windows. */
-  public static final class Windowed<L, R> {
-    private final PCollection<L> left;
+  public static final class Windowed<R> {
     private final PCollection<R> right;
     private final WindowSpec windows;
 
-    private Windowed(PCollection<L> left, PCollection<R> right, WindowSpec windows) {
-      this.left = left;
+    private Windowed(PCollection<R> right, WindowSpec windows) {
       this.right = right;
       this.windows = windows;
     }
@@ -90,77 +110,112 @@ public final class AggregateJoin {
      * Pairs tuples whose keys, f_K¹ on the left and f_K² on the right, are equal under {@code
      * keyCoder}, which must be deterministic.
      */
-    public <K> Keyed<L, R, K> keyedBy(
+    public <L, K> Keyed<L, R, K> keyedBy(
         SerializableFunction<L, K> leftKey,
         SerializableFunction<R, K> rightKey,
         Coder<K> keyCoder) {
+      Objects.requireNonNull(leftKey, "the left key function");
+      Objects.requireNonNull(rightKey, "the right key function");
       Aggregate.requireDeterministic(keyCoder, "the join key coder");
-      return new Keyed<>(left, right, windows, leftKey, rightKey, keyCoder, Duration.ZERO);
+      return new Keyed<>(
+          right, new Plan<>(windows, leftKey, rightKey, keyCoder, Duration.ZERO, (l, r) -> true));
     }
   }
 
   /** A join with its windows and keys. */
   public static final class Keyed<L, R, K> {
-    private final PCollection<L> left;
     private final PCollection<R> right;
-    private final Transform<L, R, K> transform;
+    private final Plan<L, R, K> plan;
 
-    private Keyed(
-        PCollection<L> left,
-        PCollection<R> right,
-        WindowSpec windows,
-        SerializableFunction<L, K> leftKey,
-        SerializableFunction<R, K> rightKey,
-        Coder<K> keyCoder,
-        Duration allowedLateness) {
-      this.left = left;
+    private Keyed(PCollection<R> right, Plan<L, R, K> plan) {
       this.right = right;
-      this.transform =
-          new Transform<>(windows, leftKey, rightKey, keyCoder, allowedLateness, (l, r) -> true);
-    }
-
-    private Keyed(PCollection<L> left, PCollection<R> right, Transform<L, R, K> transform) {
-      this.left = left;
-      this.right = right;
-      this.transform = transform;
+      this.plan = plan;
     }
 
     /** Returns the same join with allowed lateness L (≥ 0). */
     public Keyed<L, R, K> withAllowedLateness(Duration allowedLateness) {
-      return new Keyed<>(
-          left, right, transform.withAllowedLateness(Operators.checkLateness(allowedLateness)));
+      return new Keyed<>(right, plan.withAllowedLateness(Operators.checkLateness(allowedLateness)));
     }
 
-    /** Applies the join, named {@code name}, with match predicate f_P, and returns the pairs. */
-    public PCollection<KV<L, R>> where(String name, Predicate<L, R> predicate) {
-      return inputs().apply(name, transform.withPredicate(predicate));
-    }
-
-    /**
-     * Applies E_J alone (Listing 2), named {@code name}: per key and window instance, one embedded
-     * tuple holding every matching pair, to be unwrapped by {@link Unwrap#create()} (which {@link
-     * #where} uses) or {@link Unwrap#unrolled(int, Duration)}.
-     */
-    public PCollection<Embedded<KV<L, R>>> embed(String name, Predicate<L, R> predicate) {
-      return inputs().apply(name, transform.withPredicate(predicate).embedding());
+    /** The join with match predicate f_P: E_J then X. */
+    public AggregateJoin<L, R, K> where(Predicate<L, R> predicate) {
+      return new AggregateJoin<>(right, plan.withPredicate(checked(predicate)), false);
     }
 
     /**
-     * Applies the relaxed rendering, named {@code name}: A3 is an A+ that emits every matching pair
-     * itself, so no X is needed. The paper keeps it for comparison; it is not built from A alone.
+     * The relaxed rendering: A3 is an A+ that emits every matching pair itself, so no X is needed.
+     * The paper keeps it for comparison; it is not built from A alone.
      */
-    public PCollection<KV<L, R>> whereMultiOutput(String name, Predicate<L, R> predicate) {
-      return inputs().apply(name, transform.withPredicate(predicate).multiOutput());
+    public AggregateJoin<L, R, K> whereMultiOutput(Predicate<L, R> predicate) {
+      return new AggregateJoin<>(right, plan.withPredicate(checked(predicate)), true);
     }
 
-    private PCollectionTuple inputs() {
-      return PCollectionTuple.of(transform.leftTag, left).and(transform.rightTag, right);
+    /**
+     * E_J alone (Listing 2): per key and window instance, one embedded tuple holding every matching
+     * pair, to be unwrapped by {@link Unwrap#create()} (which {@link #where} uses) or {@link
+     * Unwrap#unrolled(int, Duration)}.
+     */
+    public PTransform<PCollection<L>, PCollection<Embedded<KV<L, R>>>> embed(
+        Predicate<L, R> predicate) {
+      return new Embedding<>(right, plan.withPredicate(checked(predicate)));
+    }
+
+    private static <L, R> Predicate<L, R> checked(Predicate<L, R> predicate) {
+      return Objects.requireNonNull(predicate, "the match predicate");
     }
   }
 
-  /** The join as a transform of the tuple of its two inputs. */
-  static final class Transform<L, R, K>
-      extends PTransform<PCollectionTuple, PCollection<KV<L, R>>> {
+  /** E_J alone, applied to the left input. */
+  private static final class Embedding<L, R, K>
+      extends PTransform<PCollection<L>, PCollection<Embedded<KV<L, R>>>> {
+    private final transient PCollection<R> right;
+    private final Plan<L, R, K> plan;
+
+    Embedding(PCollection<R> right, Plan<L, R, K> plan) {
+      this.right = right;
+      this.plan = plan;
+    }
+
+    @Override
+    public PCollection<Embedded<KV<L, R>>> expand(PCollection<L> left) {
+      return plan.embedPairs(plan.inputs(left, right));
+    }
+
+    @Override
+    public Map<TupleTag<?>, PValue> getAdditionalInputs() {
+      return Map.of(plan.rightTag, right);
+    }
+
+    @Override
+    public void populateDisplayData(DisplayData.Builder builder) {
+      super.populateDisplayData(builder);
+      plan.populateDisplayData(builder);
+    }
+  }
+
+  @Override
+  public PCollection<KV<L, R>> expand(PCollection<L> left) {
+    PCollectionTuple inputs = plan.inputs(left, right);
+    return multiOutput ? plan.multiOutput(inputs) : plan.unwrapped(inputs);
+  }
+
+  /** The right input, which the join reads beside the one it is applied to. */
+  @Override
+  public Map<TupleTag<?>, PValue> getAdditionalInputs() {
+    return Map.of(plan.rightTag, right);
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    plan.populateDisplayData(builder);
+    builder.add(
+        DisplayData.item("rendering", multiOutput ? "A+ emitting the pairs" : "E_J then X")
+            .withLabel("Rendering"));
+  }
+
+  /** What a join does to the tuple of its two inputs, whichever rendering applies it. */
+  private static final class Plan<L, R, K> implements Serializable {
     final TupleTag<L> leftTag = new TupleTag<>("left");
     final TupleTag<R> rightTag = new TupleTag<>("right");
     private final WindowSpec windows;
@@ -170,7 +225,7 @@ public final class AggregateJoin {
     private final Duration allowedLateness;
     private final Predicate<L, R> predicate;
 
-    Transform(
+    Plan(
         WindowSpec windows,
         SerializableFunction<L, K> leftKey,
         SerializableFunction<R, K> rightKey,
@@ -185,51 +240,45 @@ public final class AggregateJoin {
       this.predicate = predicate;
     }
 
-    Transform<L, R, K> withAllowedLateness(Duration lateness) {
-      return new Transform<>(windows, leftKey, rightKey, keyCoder, lateness, predicate);
+    Plan<L, R, K> withAllowedLateness(Duration lateness) {
+      return new Plan<>(windows, leftKey, rightKey, keyCoder, lateness, predicate);
     }
 
-    Transform<L, R, K> withPredicate(Predicate<L, R> p) {
-      return new Transform<>(windows, leftKey, rightKey, keyCoder, allowedLateness, p);
+    Plan<L, R, K> withPredicate(Predicate<L, R> p) {
+      return new Plan<>(windows, leftKey, rightKey, keyCoder, allowedLateness, p);
     }
 
     /** E_J then X. */
-    @Override
-    public PCollection<KV<L, R>> expand(PCollectionTuple inputs) {
+    PCollection<KV<L, R>> unwrapped(PCollectionTuple inputs) {
       return embedPairs(inputs)
           .apply("X", Unwrap.<KV<L, R>>create().withAllowedLateness(allowedLateness));
     }
 
-    /** E_J alone, as a transform. */
-    PTransform<PCollectionTuple, PCollection<Embedded<KV<L, R>>>> embedding() {
-      Transform<L, R, K> join = this;
-      return new PTransform<>() {
-        @Override
-        public PCollection<Embedded<KV<L, R>>> expand(PCollectionTuple inputs) {
-          return join.embedPairs(inputs);
-        }
-      };
+    /** The tuple of the two inputs, both of one pipeline. */
+    PCollectionTuple inputs(PCollection<L> left, PCollection<R> right) {
+      if (left.getPipeline() != right.getPipeline()) {
+        throw new IllegalArgumentException(
+            "the join's right input "
+                + right
+                + " belongs to another pipeline than its left input "
+                + left);
+      }
+      return PCollectionTuple.of(leftTag, left).and(rightTag, right);
     }
 
-    /** A1, A2, P1, then A3 as an A+ emitting the pairs, as a transform. */
-    PTransform<PCollectionTuple, PCollection<KV<L, R>>> multiOutput() {
-      Transform<L, R, K> join = this;
-      return new PTransform<>() {
-        @Override
-        public PCollection<KV<L, R>> expand(PCollectionTuple inputs) {
-          PCollection<JoinSides<L, R>> sides = join.wrapSides(inputs);
-          Predicate<L, R> fp = join.predicate;
-          return sides.apply(
-              "A3+ (pairs per key and window)",
-              Aggregate.<JoinSides<L, R>, K, KV<L, R>>multiOutput(
-                      join.windows,
-                      join.keyOfSides(),
-                      join.keyCoder,
-                      (window, key, tuples) -> pairs(tuples, fp),
-                      join.pairCoder(inputs))
-                  .withAllowedLateness(join.allowedLateness));
-        }
-      };
+    /** A1, A2, P1, then A3 as an A+ emitting the pairs. */
+    PCollection<KV<L, R>> multiOutput(PCollectionTuple inputs) {
+      PCollection<JoinSides<L, R>> sides = wrapSides(inputs);
+      Predicate<L, R> fp = predicate;
+      return sides.apply(
+          "A3+ (pairs per key and window)",
+          Aggregate.<JoinSides<L, R>, K, KV<L, R>>multiOutput(
+                  windows,
+                  keyOfSides(),
+                  keyCoder,
+                  (window, key, tuples) -> pairs(tuples, fp),
+                  pairCoder(inputs))
+              .withAllowedLateness(allowedLateness));
     }
 
     private KvCoder<L, R> pairCoder(PCollectionTuple inputs) {
@@ -278,7 +327,7 @@ public final class AggregateJoin {
     }
 
     /** E_J: A1, A2, P1, then A3 embedding the pairs of each key and window instance. */
-    private PCollection<Embedded<KV<L, R>>> embedPairs(PCollectionTuple inputs) {
+    PCollection<Embedded<KV<L, R>>> embedPairs(PCollectionTuple inputs) {
       Predicate<L, R> fp = predicate;
       return wrapSides(inputs)
           .apply(
@@ -323,9 +372,7 @@ public final class AggregateJoin {
       return pairs;
     }
 
-    @Override
-    public void populateDisplayData(DisplayData.Builder builder) {
-      super.populateDisplayData(builder);
+    void populateDisplayData(DisplayData.Builder builder) {
       builder
           .add(DisplayData.item("windowAdvance", windows.advance()).withLabel("WA"))
           .add(DisplayData.item("windowSize", windows.size()).withLabel("WS"))

@@ -57,11 +57,13 @@ class JoinTest {
       public PCollection<KV<Integer, Integer>> expand(PCollection<Integer> in) {
         PCollection<Integer> left = in.apply("Left", Filter.by((Integer x) -> x % 2 == 0));
         PCollection<Integer> right = in.apply("Right", Filter.by((Integer x) -> x % 2 == 1));
-        return AggregateJoin.of(left, right)
-            .within(w)
-            .keyedBy(JoinTest::key, JoinTest::key, VarIntCoder.of())
-            .withAllowedLateness(lateness)
-            .where("Join", JoinTest::matches);
+        return left.apply(
+            "Join",
+            AggregateJoin.with(right)
+                .within(w)
+                .keyedBy(JoinTest::key, JoinTest::key, VarIntCoder.of())
+                .withAllowedLateness(lateness)
+                .where(JoinTest::matches));
       }
     };
   }
@@ -72,16 +74,15 @@ class JoinTest {
     return new PTransform<>() {
       @Override
       public PCollection<KV<Integer, Integer>> expand(PCollection<Integer> in) {
+        PCollection<Integer> left = in.apply("Left", Filter.by((Integer x) -> x % 2 == 0));
         AggregateJoin.Keyed<Integer, Integer, Integer> join =
-            AggregateJoin.of(
-                    in.apply("Left", Filter.by((Integer x) -> x % 2 == 0)),
-                    in.apply("Right", Filter.by((Integer x) -> x % 2 == 1)))
+            AggregateJoin.with(in.apply("Right", Filter.by((Integer x) -> x % 2 == 1)))
                 .within(w)
                 .keyedBy(JoinTest::key, JoinTest::key, VarIntCoder.of())
                 .withAllowedLateness(lateness);
         return multiOutput
-            ? join.whereMultiOutput("Join", JoinTest::matches)
-            : join.embed("Join", JoinTest::matches)
+            ? left.apply("Join", join.whereMultiOutput(JoinTest::matches))
+            : left.apply("Join", join.embed(JoinTest::matches))
                 .apply("X unrolled", Unwrap.unrolled(64, lateness));
       }
     };

@@ -203,11 +203,14 @@ class OperatorInputsTest {
             Create.timestamped(TimestampedValue.of(KV.of("k", "x"), new Instant(6)))
                 .withCoder(KvCoder.of(StringUtf8Coder.of(), StringUtf8Coder.of())));
     PCollection<String> joined =
-        AggregateJoin.of(left, right)
-            .within(WindowSpec.tumbling(Duration.millis(10)))
-            .keyedBy(KV::getKey, KV::getKey, StringUtf8Coder.of())
-            .withAllowedLateness(FOREVER)
-            .where("Join forever", (l, r) -> true)
+        left.apply(
+                "Join forever",
+                AggregateJoin.with(right)
+                    .within(WindowSpec.tumbling(Duration.millis(10)))
+                    .keyedBy(
+                        (KV<String, Integer> l) -> l.getKey(), KV::getKey, StringUtf8Coder.of())
+                    .withAllowedLateness(FOREVER)
+                    .where((l, r) -> true))
             .apply(
                 "Show",
                 MapElements.into(TypeDescriptors.strings())

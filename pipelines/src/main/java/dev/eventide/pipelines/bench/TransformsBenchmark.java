@@ -170,24 +170,28 @@ public final class TransformsBenchmark {
                   .setCoder(KvCoder.of(VarLongCoder.of(), VarLongCoder.of()));
             });
       case "A":
-        return of(in -> aggregateJoin(in, key).where("Join", matches));
+        return of(in -> left(in).apply("Join", aggregateJoin(in, key).where(matches)));
       case "U":
         // Each key has one left and one right tuple per window, so E_J embeds at most one pair.
         return of(
             in ->
-                aggregateJoin(in, key)
-                    .embed("Join", matches)
+                left(in)
+                    .apply("Join", aggregateJoin(in, key).embed(matches))
                     .apply("X unrolled", Unwrap.<KV<Long, Long>>unrolled(1)));
       default:
-        return of(in -> aggregateJoin(in, key).whereMultiOutput("Join", matches));
+        return of(in -> left(in).apply("Join", aggregateJoin(in, key).whereMultiOutput(matches)));
     }
   }
 
+  /** The join's left input: the even values. */
+  private static PCollection<Long> left(PCollection<Long> in) {
+    return in.apply("Left", Filter.by((Long x) -> x % 2 == 0));
+  }
+
+  /** The join of the even values (the left input) with the odd ones. */
   private static AggregateJoin.Keyed<Long, Long, Long> aggregateJoin(
       PCollection<Long> in, SerializableFunction<Long, Long> key) {
-    return AggregateJoin.of(
-            in.apply("Left", Filter.by((Long x) -> x % 2 == 0)),
-            in.apply("Right", Filter.by((Long x) -> x % 2 == 1)))
+    return AggregateJoin.with(in.apply("Right", Filter.by((Long x) -> x % 2 == 1)))
         .within(JOIN_WINDOWS)
         .keyedBy(key, key, VarLongCoder.of());
   }

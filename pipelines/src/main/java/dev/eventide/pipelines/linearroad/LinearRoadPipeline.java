@@ -225,10 +225,16 @@ public final class LinearRoadPipeline {
                 s.value() >= STOPPED_FOR_ACCIDENT ? "yes" : "no"),
         out);
 
-    AggregateJoin.of(statistics, stopped)
-        .within(WindowSpec.tumbling(minute))
-        .keyedBy(KV::getKey, KV::getKey, VarIntCoder.of())
-        .where("JoinStatisticsAndAccidents", (s, a) -> s.getValue().start() == a.getValue().start())
+    statistics
+        .apply(
+            "JoinStatisticsAndAccidents",
+            AggregateJoin.with(stopped)
+                .within(WindowSpec.tumbling(minute))
+                .keyedBy(
+                    (KV<Integer, FinalValue<SegmentStatistics>> s) -> s.getKey(),
+                    KV::getKey,
+                    VarIntCoder.of())
+                .where((s, a) -> s.getValue().start() == a.getValue().start()))
         .apply(
             "Toll",
             MapElements.into(TypeDescriptors.strings())

@@ -146,12 +146,15 @@ public final class OverlapPipeline {
     WindowSpec windows = WindowSpec.tumbling(events.window());
     write(nativeJoin(onTime, windows), "join-native", outputDirectory);
     write(
-        AggregateJoin.of(
-                onTime.apply("JoinLeft", Filter.by(OverlapPipeline::isLeft)),
-                onTime.apply("JoinRight", Filter.by((KV<Integer, Long> e) -> !isLeft(e))))
-            .within(windows)
-            .keyedBy(KV::getKey, KV::getKey, VarIntCoder.of())
-            .where("AggregateJoin", SMALLER_EVEN),
+        onTime
+            .apply("JoinLeft", Filter.by(OverlapPipeline::isLeft))
+            .apply(
+                "AggregateJoin",
+                AggregateJoin.with(
+                        onTime.apply("JoinRight", Filter.by((KV<Integer, Long> e) -> !isLeft(e))))
+                    .within(windows)
+                    .keyedBy((KV<Integer, Long> e) -> e.getKey(), KV::getKey, VarIntCoder.of())
+                    .where(SMALLER_EVEN)),
         "join-aggregate",
         outputDirectory);
   }

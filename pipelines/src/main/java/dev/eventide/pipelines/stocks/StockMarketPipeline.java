@@ -284,10 +284,13 @@ public final class StockMarketPipeline {
         out);
 
     PCollection<KV<KV<Integer, FinalValue<Long>>, KV<Integer, FinalValue<Long>>>> joined =
-        AggregateJoin.of(alerts, mentions)
-            .within(WindowSpec.tumbling(window))
-            .keyedBy(KV::getKey, KV::getKey, VarIntCoder.of())
-            .where("JoinAlertsAndMentions", (a, m) -> a.getValue().start() == m.getValue().start());
+        alerts.apply(
+            "JoinAlertsAndMentions",
+            AggregateJoin.with(mentions)
+                .within(WindowSpec.tumbling(window))
+                .keyedBy(
+                    (KV<Integer, FinalValue<Long>> a) -> a.getKey(), KV::getKey, VarIntCoder.of())
+                .where((a, m) -> a.getValue().start() == m.getValue().start()));
 
     PCollection<KV<Long, KV<Long, Long>>> counts =
         joined

@@ -5,7 +5,10 @@ import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
+import org.apache.beam.sdk.coders.CannotProvideCoderException;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.InstantCoder;
 import org.apache.beam.sdk.coders.KvCoder;
@@ -32,6 +35,9 @@ import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -50,13 +56,19 @@ import org.joda.time.Instant;
  *
  * <pre>{@code
  * PCollection<KV<String, Long>> counts = events.apply(
- *     Aggregate.of(
- *             WindowSpec.tumbling(Duration.standardMinutes(1)),
- *             Event::user, StringUtf8Coder.of(),
- *             (window, user, tuples) -> Optional.of(KV.of(user, (long) tuples.size())),
- *             KvCoder.of(StringUtf8Coder.of(), VarLongCoder.of()))
+ *     Aggregate.within(WindowSpec.tumbling(Duration.standardMinutes(1)))
+ *         .keyedBy(Event::user)
+ *         .withKeyCoder(StringUtf8Coder.of())
+ *         .via((window, user, tuples) -> Optional.of(KV.of(user, (long) tuples.size())))
+ *         .withOutputCoder(KvCoder.of(StringUtf8Coder.of(), VarLongCoder.of()))
  *         .withAllowedLateness(Duration.standardMinutes(10)));
  * }</pre>
+ *
+ * <p>The coders of the keys and of the outputs are taken from the pipeline's {@code CoderRegistry}
+ * where Beam can tell their types: when f_K or f_O is a class (a named or anonymous class
+ * implementing the interface) rather than a lambda, whose types erasure removes. Otherwise they are
+ * given by name, {@link Keyed#withKeyCoder} and {@link #withOutputCoder}; a missing one stops the
+ * pipeline's construction with a message naming its input and the method to call.
  *
  * <p>In Beam: {@code Window.into} (fixed or sliding, {@code END_OF_WINDOW} timestamps, discarding,
  * allowed lateness L), then keys, {@code GroupByKey} and one step that emits the outputs. Cost: one
@@ -93,11 +105,12 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
   abstract SerializableFunction<InputT, KeyT> keyFn();
 
-  abstract Coder<KeyT> keyCoder();
+  // Null until given or inferred at expansion (see resolved).
+  abstract @Nullable Coder<KeyT> keyCoder();
 
   abstract MultiWindowFunction<KeyT, InputT, OutputT> outputFn();
 
-  abstract Coder<OutputT> outputCoder();
+  abstract @Nullable Coder<OutputT> outputCoder();
 
   abstract Duration allowedLateness();
 
@@ -109,6 +122,9 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
   // Counts the late and dropped tuples of its input: set on an operator's first step.
   abstract boolean countsLateness();
 
+  // The outputs' type where f_O's class tells it, for the registry's coder.
+  abstract @Nullable TypeDescriptor<OutputT> outputType();
+
   abstract Builder<InputT, KeyT, OutputT> toBuilder();
 
   @AutoValue.Builder
@@ -117,12 +133,12 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
     abstract Builder<InputT, KeyT, OutputT> setKeyFn(SerializableFunction<InputT, KeyT> keyFn);
 
-    abstract Builder<InputT, KeyT, OutputT> setKeyCoder(Coder<KeyT> keyCoder);
+    abstract Builder<InputT, KeyT, OutputT> setKeyCoder(@Nullable Coder<KeyT> keyCoder);
 
     abstract Builder<InputT, KeyT, OutputT> setOutputFn(
         MultiWindowFunction<KeyT, InputT, OutputT> outputFn);
 
-    abstract Builder<InputT, KeyT, OutputT> setOutputCoder(Coder<OutputT> outputCoder);
+    abstract Builder<InputT, KeyT, OutputT> setOutputCoder(@Nullable Coder<OutputT> outputCoder);
 
     abstract Builder<InputT, KeyT, OutputT> setAllowedLateness(Duration allowedLateness);
 
@@ -132,41 +148,158 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
     abstract Builder<InputT, KeyT, OutputT> setCountsLateness(boolean countsLateness);
 
+    abstract Builder<InputT, KeyT, OutputT> setOutputType(
+        @Nullable TypeDescriptor<OutputT> outputType);
+
     abstract Aggregate<InputT, KeyT, OutputT> build();
   }
 
+  /** Starts an Aggregate over the window instances of {@code windows} (WA, WS). */
+  public static Windowed within(WindowSpec windows) {
+    return new Windowed(Objects.requireNonNull(windows, "windows"));
+  }
+
+  /** An Aggregate with its windows. */
+  public static final class Windowed {
+    private final WindowSpec windows;
+
+    private Windowed(WindowSpec windows) {
+      this.windows = windows;
+    }
+
+    /**
+     * Groups tuples by f_K. The tuples' type is inferred from {@code keyFn}: a method reference of
+     * a non-generic type ({@code Event::user}) or a lambda with a typed parameter.
+     */
+    public <InputT, KeyT> Keyed<InputT, KeyT> keyedBy(SerializableFunction<InputT, KeyT> keyFn) {
+      return new Keyed<>(windows, Objects.requireNonNull(keyFn, "f_K"), null);
+    }
+  }
+
+  /** An Aggregate with its windows and keys. */
+  public static final class Keyed<InputT, KeyT> {
+    private final WindowSpec windows;
+    private final SerializableFunction<InputT, KeyT> keyFn;
+    private final @Nullable Coder<KeyT> keyCoder;
+
+    private Keyed(
+        WindowSpec windows, SerializableFunction<InputT, KeyT> keyFn, @Nullable Coder<KeyT> coder) {
+      this.windows = windows;
+      this.keyFn = keyFn;
+      this.keyCoder = coder;
+    }
+
+    /**
+     * Encodes the keys with {@code keyCoder}, which must be deterministic: keys are compared by
+     * their encoding.
+     *
+     * @throws IllegalArgumentException if it is not
+     */
+    public Keyed<InputT, KeyT> withKeyCoder(Coder<KeyT> keyCoder) {
+      requireDeterministic(Objects.requireNonNull(keyCoder, "keyCoder"), "f_K's key coder");
+      return new Keyed<>(windows, keyFn, keyCoder);
+    }
+
+    /** The Aggregate A, whose f_O emits at most one output per window instance and key. */
+    public <OutputT> Aggregate<InputT, KeyT, OutputT> via(
+        WindowFunction<KeyT, InputT, OutputT> outputFn) {
+      Objects.requireNonNull(outputFn, "f_O");
+      return Aggregate.<InputT, KeyT, OutputT>builder(windows, keyFn, keyCoder, null)
+          .setOutputFn(atMostOne(outputFn))
+          .setAtMostOne(true)
+          .setOutputType(outputType(outputFn))
+          .build();
+    }
+
+    /**
+     * The relaxed Aggregate A+, whose f_O may emit any number of outputs per window instance and
+     * key, all timestamped at the end of the instance. The paper keeps it for comparison.
+     */
+    public <OutputT> Aggregate<InputT, KeyT, OutputT> viaMultiOutput(
+        MultiWindowFunction<KeyT, InputT, OutputT> outputFn) {
+      Objects.requireNonNull(outputFn, "f_O");
+      return Aggregate.<InputT, KeyT, OutputT>builder(windows, keyFn, keyCoder, null)
+          .setOutputFn(outputFn)
+          .setAtMostOne(false)
+          .setOutputType(outputType(outputFn))
+          .build();
+    }
+  }
+
+  /** The type of f_O's outputs where its class tells it; null for a lambda. */
+  private static <K, I, O> @Nullable TypeDescriptor<O> outputType(WindowFunction<K, I, O> fn) {
+    return resolved(
+        () ->
+            TypeDescriptors.extractFromTypeParameters(
+                fn,
+                WindowFunction.class,
+                new TypeDescriptors.TypeVariableExtractor<WindowFunction<K, I, O>, O>() {}));
+  }
+
+  /** The type of f_O's outputs where its class tells it; null for a lambda. */
+  private static <K, I, O> @Nullable TypeDescriptor<O> outputType(MultiWindowFunction<K, I, O> fn) {
+    return resolved(
+        () ->
+            TypeDescriptors.extractFromTypeParameters(
+                fn,
+                MultiWindowFunction.class,
+                new TypeDescriptors.TypeVariableExtractor<MultiWindowFunction<K, I, O>, O>() {}));
+  }
+
+  /** The type {@code extract} gives, or null where erasure left it unknown (a lambda). */
+  private static <T> @Nullable TypeDescriptor<T> resolved(Supplier<TypeDescriptor<T>> extract) {
+    try {
+      TypeDescriptor<T> type = extract.get();
+      return type == null || type.hasUnresolvedParameters() ? null : type;
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  private static <KeyT, InputT, OutputT> MultiWindowFunction<KeyT, InputT, OutputT> atMostOne(
+      WindowFunction<KeyT, InputT, OutputT> outputFn) {
+    return (window, key, tuples) ->
+        outputFn.apply(window, key, tuples).map(List::of).orElseGet(List::of);
+  }
+
   /**
-   * Returns the Aggregate A(WA, WS, f_K, f_O, L = 0) that emits at most one output per window
-   * instance and key.
+   * Returns the same Aggregate encoding its outputs with {@code outputCoder}, instead of the coder
+   * the pipeline's registry gives for their type.
+   */
+  public Aggregate<InputT, KeyT, OutputT> withOutputCoder(Coder<OutputT> outputCoder) {
+    return toBuilder().setOutputCoder(Objects.requireNonNull(outputCoder, "outputCoder")).build();
+  }
+
+  /**
+   * The Aggregate A(WA, WS, f_K, f_O, L = 0) with its coders, for the operators built from it.
    *
    * @throws IllegalArgumentException if {@code keyCoder} is not deterministic
    */
-  public static <InputT, KeyT, OutputT> Aggregate<InputT, KeyT, OutputT> of(
+  static <InputT, KeyT, OutputT> Aggregate<InputT, KeyT, OutputT> of(
       WindowSpec windows,
       SerializableFunction<InputT, KeyT> keyFn,
       Coder<KeyT> keyCoder,
       WindowFunction<KeyT, InputT, OutputT> outputFn,
       Coder<OutputT> outputCoder) {
+    requireDeterministic(keyCoder, "f_K's key coder");
     return Aggregate.<InputT, KeyT, OutputT>builder(windows, keyFn, keyCoder, outputCoder)
-        .setOutputFn(
-            (window, key, tuples) ->
-                outputFn.apply(window, key, tuples).map(List::of).orElseGet(List::of))
+        .setOutputFn(atMostOne(outputFn))
         .setAtMostOne(true)
         .build();
   }
 
   /**
-   * Returns the relaxed Aggregate A+ whose f_O may emit any number of outputs per window instance
-   * and key, all timestamped at the end of the instance.
+   * The relaxed Aggregate A+ with its coders, for the operators built from it.
    *
    * @throws IllegalArgumentException if {@code keyCoder} is not deterministic
    */
-  public static <InputT, KeyT, OutputT> Aggregate<InputT, KeyT, OutputT> multiOutput(
+  static <InputT, KeyT, OutputT> Aggregate<InputT, KeyT, OutputT> multiOutput(
       WindowSpec windows,
       SerializableFunction<InputT, KeyT> keyFn,
       Coder<KeyT> keyCoder,
       MultiWindowFunction<KeyT, InputT, OutputT> outputFn,
       Coder<OutputT> outputCoder) {
+    requireDeterministic(keyCoder, "f_K's key coder");
     return Aggregate.<InputT, KeyT, OutputT>builder(windows, keyFn, keyCoder, outputCoder)
         .setOutputFn(outputFn)
         .setAtMostOne(false)
@@ -176,9 +309,30 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
   /**
    * Returns an Aggregate over δ windows keyed by all attributes: each instance holds only identical
    * tuples with one timestamp, and its output keeps that timestamp (the paper's Lemma 2). Tuples
-   * are compared by their encoding under {@code tupleCoder}, which must be deterministic.
+   * are compared by their encoding under the input's coder, which must be deterministic.
+   *
+   * <pre>{@code
+   * Aggregate<Long, Long, Long> halve =
+   *     Aggregate.byAllAttributes(
+   *             (IntervalWindow window, Long x, List<Long> copies) ->
+   *                 x % 2 == 0 ? Optional.of(x / 2) : Optional.empty())
+   *         .withOutputCoder(VarLongCoder.of());
+   * PCollection<Long> fixedPoints = numbers.apply(Loop.of(halve));
+   * }</pre>
    */
   public static <T, OutputT> Aggregate<T, T, OutputT> byAllAttributes(
+      WindowFunction<T, T, OutputT> outputFn) {
+    Objects.requireNonNull(outputFn, "f_O");
+    return Aggregate.<T, T, OutputT>builder(WindowSpec.delta(), t -> t, null, null)
+        .setOutputFn(atMostOne(outputFn))
+        .setAtMostOne(true)
+        .setKeyedByTuple(true)
+        .setOutputType(outputType(outputFn))
+        .build();
+  }
+
+  /** As {@link #byAllAttributes(WindowFunction)}, with its coders, for the operators. */
+  static <T, OutputT> Aggregate<T, T, OutputT> byAllAttributes(
       Coder<T> tupleCoder, WindowFunction<T, T, OutputT> outputFn, Coder<OutputT> outputCoder) {
     return of(WindowSpec.delta(), t -> t, tupleCoder, outputFn, outputCoder).toBuilder()
         .setKeyedByTuple(true)
@@ -194,6 +348,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
       Coder<T> tupleCoder,
       MultiWindowFunction<T, T, OutputT> outputFn,
       Coder<OutputT> outputCoder) {
+    requireDeterministic(tupleCoder, "the tuple coder");
     return Aggregate.<T, T, OutputT>builder(WindowSpec.delta(), t -> t, tupleCoder, outputCoder)
         .setOutputFn(outputFn)
         .setAtMostOne(true)
@@ -204,9 +359,8 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
   private static <InputT, KeyT, OutputT> Builder<InputT, KeyT, OutputT> builder(
       WindowSpec windows,
       SerializableFunction<InputT, KeyT> keyFn,
-      Coder<KeyT> keyCoder,
-      Coder<OutputT> outputCoder) {
-    requireDeterministic(keyCoder, "f_K's key coder");
+      @Nullable Coder<KeyT> keyCoder,
+      @Nullable Coder<OutputT> outputCoder) {
     return new AutoValue_Aggregate.Builder<InputT, KeyT, OutputT>()
         .setWindows(windows)
         .setKeyFn(keyFn)
@@ -269,6 +423,9 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
   @Override
   public PCollection<OutputT> expand(PCollection<InputT> input) {
+    if (keyCoder() == null || outputCoder() == null) {
+      return resolved(input).expand(input);
+    }
     if (keyedByTuple()) {
       return expandPerInstance(input);
     }
@@ -289,6 +446,61 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
         .apply("GroupByKeyAndWindow", GroupByKey.create())
         .apply(emit, ParDo.of(new EmitFn<KeyT, InputT, OutputT>(valuesOutputFn())))
         .setCoder(outputCoder());
+  }
+
+  /**
+   * This Aggregate with the coders it was not given: the input's for a tuple-keyed one's keys, else
+   * the pipeline registry's for the types f_K's and f_O's classes tell.
+   *
+   * @throws IllegalStateException naming the input and what to call, where neither serves
+   */
+  @SuppressWarnings("unchecked")
+  private Aggregate<InputT, KeyT, OutputT> resolved(PCollection<InputT> input) {
+    Coder<KeyT> keys = keyCoder();
+    if (keys == null) {
+      keys =
+          keyedByTuple()
+              ? (Coder<KeyT>) input.getCoder()
+              : registryCoder(input, keyType(), "keys", "Aggregate.Keyed#withKeyCoder");
+      requireDeterministic(keys, "f_K's key coder");
+    }
+    Coder<OutputT> outputs = outputCoder();
+    if (outputs == null) {
+      outputs = registryCoder(input, outputType(), "outputs", "Aggregate#withOutputCoder");
+    }
+    return toBuilder().setKeyCoder(keys).setOutputCoder(outputs).build();
+  }
+
+  /** The type of f_K's keys where its class tells it; null for a lambda. */
+  private @Nullable TypeDescriptor<KeyT> keyType() {
+    return resolved(() -> TypeDescriptors.outputOf(keyFn()));
+  }
+
+  private static <T> Coder<T> registryCoder(
+      PCollection<?> input, @Nullable TypeDescriptor<T> type, String what, String method) {
+    // (Beam does not tell a transform the name it is applied under; its input's name says where.)
+    String step = "The Aggregate applied to " + input.getName();
+    if (type == null) {
+      throw new IllegalStateException(
+          step
+              + " cannot tell the type of its "
+              + what
+              + " (a lambda's types are erased), so Beam cannot choose their coder: give it with "
+              + method);
+    }
+    try {
+      return input.getPipeline().getCoderRegistry().getCoder(type);
+    } catch (CannotProvideCoderException e) {
+      throw new IllegalStateException(
+          step
+              + " has no coder for its "
+              + what
+              + " of type "
+              + type
+              + " in the pipeline's CoderRegistry: give it with "
+              + method,
+          e);
+    }
   }
 
   /** f_O over a group's values. */

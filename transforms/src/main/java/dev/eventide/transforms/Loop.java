@@ -168,7 +168,17 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
   @Override
   public PCollection<T> expand(PCollection<T> input) {
     return render(
-        input, (window, output, copies) -> Collections.singletonList(output), aggregate.keyCoder());
+        input, (window, output, copies) -> Collections.singletonList(output), tupleCoder(input));
+  }
+
+  /** The aggregate's tuple coder: the one it was given, else the input's. */
+  private Coder<T> tupleCoder(PCollection<T> input) {
+    Coder<T> given = aggregate.keyCoder();
+    if (given != null) {
+      return given;
+    }
+    Aggregate.requireDeterministic(input.getCoder(), "the loop's input coder");
+    return input.getCoder();
   }
 
   /** The loop's step, passing each output through {@code emitFn} (f_O of a following Aggregate). */
@@ -176,7 +186,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
       PCollection<T> input,
       Aggregate.MultiWindowFunction<T, T, OutputT> emitFn,
       Coder<OutputT> outputCoder) {
-    Coder<T> tupleCoder = aggregate.keyCoder();
+    Coder<T> tupleCoder = tupleCoder(input);
     Duration lateness = aggregate.getAllowedLateness();
     // Keyed by tuple and timestamp in the global window rather than by tuple in δ windows: Beam
     // holds a stateful step's output watermark at each live window's end until the window

@@ -41,13 +41,13 @@ class AggregateTest {
   /** Sum per key (x % 3) and window, the Aggregate way. */
   private static Aggregate<Integer, Integer, KV<Integer, Integer>> aggregateSum(
       WindowSpec w, Duration lateness) {
-    return Aggregate.<Integer, Integer, KV<Integer, Integer>>of(
-            w,
-            x -> x % 3,
-            VarIntCoder.of(),
+    return Aggregate.within(w)
+        .keyedBy((Integer x) -> x % 3)
+        .withKeyCoder(VarIntCoder.of())
+        .via(
             (window, key, tuples) ->
-                Optional.of(KV.of(key, tuples.stream().mapToInt(Integer::intValue).sum())),
-            KvCoder.of(VarIntCoder.of(), VarIntCoder.of()))
+                Optional.of(KV.of(key, tuples.stream().mapToInt(Integer::intValue).sum())))
+        .withOutputCoder(KvCoder.of(VarIntCoder.of(), VarIntCoder.of()))
         .withAllowedLateness(lateness);
   }
 
@@ -162,12 +162,11 @@ class AggregateTest {
                     .onTime(5, new Instant(12))
                     .build())
             .apply(
-                Aggregate.<Integer, Integer, Integer>multiOutput(
-                    WindowSpec.tumbling(Duration.millis(10)),
-                    x -> 0,
-                    VarIntCoder.of(),
-                    (window, key, tuples) -> tuples,
-                    VarIntCoder.of()));
+                Aggregate.within(WindowSpec.tumbling(Duration.millis(10)))
+                    .keyedBy((Integer x) -> 0)
+                    .withKeyCoder(VarIntCoder.of())
+                    .viaMultiOutput((window, key, tuples) -> tuples)
+                    .withOutputCoder(VarIntCoder.of()));
     PAssert.that(out)
         .inOnTimePane(new IntervalWindow(new Instant(0), new Instant(10)))
         .containsInAnyOrder(1, 2);

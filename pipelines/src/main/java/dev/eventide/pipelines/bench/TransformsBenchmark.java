@@ -130,18 +130,18 @@ public final class TransformsBenchmark {
         return of(
             in ->
                 in.apply(
-                    Aggregate.<Long, Long, Long>multiOutput(
-                        WindowSpec.delta(),
-                        x -> x,
-                        VarLongCoder.of(),
-                        (window, x, copies) -> {
-                          List<Long> out = new ArrayList<>();
-                          for (int c = 0; c < copies.size(); c++) {
-                            flatMap.apply(x).forEach(out::add);
-                          }
-                          return out;
-                        },
-                        VarLongCoder.of())));
+                    Aggregate.within(WindowSpec.delta())
+                        .keyedBy((Long x) -> x)
+                        .withKeyCoder(VarLongCoder.of())
+                        .viaMultiOutput(
+                            (window, x, copies) -> {
+                              List<Long> out = new ArrayList<>();
+                              for (int c = 0; c < copies.size(); c++) {
+                                flatMap.apply(x).forEach(out::add);
+                              }
+                              return out;
+                            })
+                        .withOutputCoder(VarLongCoder.of())));
     }
   }
 

@@ -1,8 +1,8 @@
 package dev.eventide.tiering;
 
-import dev.eventide.tiering.lateness.CleanupSchedule;
-import dev.eventide.tiering.lateness.CleanupSchedule.Change;
-import dev.eventide.tiering.lateness.CleanupSchedule.Terms;
+import dev.eventide.tiering.internal.lateness.CleanupSchedule;
+import dev.eventide.tiering.internal.lateness.CleanupSchedule.Change;
+import dev.eventide.tiering.internal.lateness.CleanupSchedule.Terms;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;

@@ -2,10 +2,10 @@ package dev.eventide.tiering;
 
 import dev.eventide.runtime.internal.WindowAssignment;
 import dev.eventide.tiering.DeadLetter.Reason;
-import dev.eventide.tiering.lateness.CleanupSchedule;
-import dev.eventide.tiering.lateness.CleanupSchedule.Terms;
-import dev.eventide.tiering.lateness.LatenessModel;
-import dev.eventide.tiering.lateness.StalenessPlanner;
+import dev.eventide.tiering.internal.lateness.CleanupSchedule;
+import dev.eventide.tiering.internal.lateness.CleanupSchedule.Terms;
+import dev.eventide.tiering.internal.lateness.LatenessModel;
+import dev.eventide.tiering.internal.lateness.StalenessPlanner;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;

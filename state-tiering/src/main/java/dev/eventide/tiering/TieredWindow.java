@@ -1,8 +1,8 @@
 package dev.eventide.tiering;
 
 import com.google.auto.value.AutoValue;
-import dev.eventide.tiering.lateness.LatenessModel;
-import dev.eventide.tiering.lateness.StalenessPlanner;
+import dev.eventide.tiering.internal.lateness.LatenessModel;
+import dev.eventide.tiering.internal.lateness.StalenessPlanner;
 import dev.eventide.tiering.store.BlockStores;
 import java.nio.file.Path;
 import java.util.Map;

@@ -43,7 +43,7 @@ class ArchitectureTest {
           .layer("query")
           .definedBy("dev.eventide.trends.query..")
           .layer("engine")
-          .definedBy("dev.eventide.trends.engine..")
+          .definedBy("dev.eventide.trends.engine..", "dev.eventide.trends.internal.engine..")
           .layer("io")
           .definedBy("dev.eventide.trends.io..")
           .whereLayer("io")

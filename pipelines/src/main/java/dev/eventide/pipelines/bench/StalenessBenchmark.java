@@ -1,7 +1,7 @@
 package dev.eventide.pipelines.bench;
 
-import dev.eventide.tiering.lateness.LatenessModel;
-import dev.eventide.tiering.lateness.StalenessPlanner;
+import dev.eventide.tiering.internal.lateness.LatenessModel;
+import dev.eventide.tiering.internal.lateness.StalenessPlanner;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -4,7 +4,7 @@ import dev.eventide.pipelines.bench.Charts;
 import dev.eventide.pipelines.bench.StalenessBenchmark;
 import dev.eventide.pipelines.bench.StalenessBenchmark.Lateness;
 import dev.eventide.pipelines.bench.StalenessBenchmark.Point;
-import dev.eventide.tiering.lateness.LatenessModel;
+import dev.eventide.tiering.internal.lateness.LatenessModel;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;

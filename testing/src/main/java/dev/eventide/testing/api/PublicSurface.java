@@ -19,9 +19,11 @@ import java.util.stream.Stream;
 
 /**
  * The public surface of a module: every public type a user can reach, with its public and protected
- * constructors, methods and fields, one per line, sorted. A module's test compares it with a file
- * checked in beside the test, so that widening (or narrowing) the API is a change a reviewer sees;
- * {@code -Deventide.api.update=true} writes the file instead of comparing.
+ * constructors, methods and fields, one per line, sorted. Types in a package named {@code internal}
+ * (or below one) are left out: they are public only for Eventide's other modules, and javadoc
+ * leaves them out too. A module's test compares it with a file checked in beside the test, so that
+ * widening (or narrowing) the API is a change a reviewer sees; {@code -Deventide.api.update=true}
+ * writes the file instead of comparing.
  *
  * <pre>{@code
  * // in a test of the module that holds TieredWindow:
@@ -54,7 +56,9 @@ public final class PublicSurface {
         String name =
             root.relativize(file).toString().replace(file.getFileSystem().getSeparator(), ".");
         name = name.substring(0, name.length() - ".class".length());
-        if (name.endsWith("package-info") || name.endsWith("module-info")) {
+        if (name.endsWith("package-info")
+            || name.endsWith("module-info")
+            || name.contains(".internal.")) {
           continue;
         }
         Class<?> type;

@@ -2,7 +2,7 @@ package dev.eventide.trends.beam;
 
 import dev.eventide.trends.Event;
 import dev.eventide.trends.Sharing;
-import dev.eventide.trends.engine.TrendPlan;
+import dev.eventide.trends.internal.engine.TrendPlan;
 import dev.eventide.trends.io.EventSchema;
 import dev.eventide.trends.query.Workload;
 import java.math.BigDecimal;

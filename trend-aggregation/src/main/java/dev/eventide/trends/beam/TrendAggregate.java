@@ -4,7 +4,7 @@ import dev.eventide.tiering.store.BlockStores;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendResult;
-import dev.eventide.trends.engine.TrendPlan;
+import dev.eventide.trends.internal.engine.TrendPlan;
 import dev.eventide.trends.query.Query;
 import dev.eventide.trends.query.Workload;
 import java.io.Serializable;

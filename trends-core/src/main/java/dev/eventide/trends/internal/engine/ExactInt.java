@@ -1,0 +1,534 @@
+package dev.eventide.trends.internal.engine;
+
+import java.math.BigInteger;
+import java.util.Arrays;
+
+/**
+ * A mutable exact integer: a {@code long} while the value fits, promoted to an arbitrary-precision
+ * magnitude the first time an operation would overflow (checked on every operation, never wrapped).
+ * Trend counts grow exponentially with trend length, so both forms are common: short trends stay on
+ * the fast path, long Kleene bursts move to the exact one. The big form is updated in place, so
+ * that adding to or scaling a running sum of thousands of bits neither allocates nor copies it:
+ * that is where the executor spends its time on long bursts.
+ *
+ * <p>The magnitude is kept in unsigned 64-bit limbs (little-endian), with 128-bit limb products
+ * from {@link Math#multiplyHigh}: a running sum of b bits costs b/64 steps per addition or
+ * multiplication by a one-limb coefficient. What pays is the product by a coefficient of several
+ * limbs (deferred bursts, {@link DeferredBursts}): a quarter of the limb products of 32-bit limbs.
+ */
+final class ExactInt {
+
+  /** The value while {@link #mag} is null. */
+  private long small;
+
+  /** The magnitude once promoted, limbs [0, len), mag[len − 1] != 0; null on the long path. */
+  private long[] mag;
+
+  private int len;
+
+  /** +1 or −1 in the big form. */
+  private int sign;
+
+  /** A buffer for products that cannot be formed in place, reused (may be null). */
+  private long[] spare;
+
+  ExactInt() {}
+
+  ExactInt(long value) {
+    this.small = value;
+  }
+
+  ExactInt(BigInteger value) {
+    set(value);
+  }
+
+  ExactInt copy() {
+    ExactInt c = new ExactInt(small);
+    if (mag != null) {
+      c.mag = Arrays.copyOf(mag, len);
+      c.len = len;
+      c.sign = sign;
+    }
+    return c;
+  }
+
+  /** Whether the value fits a long (then {@link #small()} is it). */
+  boolean isSmall() {
+    return mag == null;
+  }
+
+  long small() {
+    return small;
+  }
+
+  int signum() {
+    return mag == null ? Long.signum(small) : sign;
+  }
+
+  /** Bits of the magnitude: a measure of what the next operation costs. */
+  int bitLength() {
+    if (mag == null) {
+      return 64 - Long.numberOfLeadingZeros(abs(small));
+    }
+    return 64 * len - Long.numberOfLeadingZeros(mag[len - 1]);
+  }
+
+  BigInteger toBigInteger() {
+    if (mag == null) {
+      return BigInteger.valueOf(small);
+    }
+    byte[] bytes = new byte[8 * len];
+    for (int i = 0; i < len; i++) {
+      long limb = mag[i];
+      int at = bytes.length - 8 * (i + 1);
+      for (int k = 0; k < 8; k++) {
+        bytes[at + k] = (byte) (limb >>> (56 - 8 * k));
+      }
+    }
+    return new BigInteger(sign, bytes);
+  }
+
+  void set(ExactInt other) {
+    small = other.small;
+    if (other.mag == null) {
+      mag = null;
+    } else {
+      mag = Arrays.copyOf(other.mag, other.len);
+      len = other.len;
+      sign = other.sign;
+    }
+  }
+
+  /** Sets the value, in the long form when it fits (so that encodings are canonical). */
+  void set(BigInteger value) {
+    if (value.bitLength() < 64) {
+      small = value.longValue();
+      mag = null;
+      return;
+    }
+    byte[] bytes = value.abs().toByteArray();
+    int limbs = (bytes.length + 7) / 8;
+    mag = new long[limbs];
+    for (int b = 0; b < bytes.length; b++) {
+      int fromEnd = bytes.length - 1 - b;
+      mag[fromEnd / 8] |= (bytes[b] & 0xFFL) << (8 * (fromEnd % 8));
+    }
+    len = limbs;
+    sign = value.signum();
+    small = 0;
+    normalize();
+  }
+
+  void add(long v) {
+    if (mag == null) {
+      long r = small + v;
+      if (((small ^ r) & (v ^ r)) >= 0) {
+        small = r;
+        return;
+      }
+      promote();
+    }
+    addLimb(abs(v), v < 0 ? -1 : 1);
+    normalize();
+  }
+
+  void add(ExactInt o) {
+    if (o.mag == null) {
+      add(o.small);
+      return;
+    }
+    if (mag == null) {
+      promote();
+    }
+    addSigned(o.mag, o.len, o.sign);
+    normalize();
+  }
+
+  /** this += a · b. */
+  void addProduct(ExactInt a, ExactInt b) {
+    if (a.mag == null && b.mag == null) {
+      long hi = Math.multiplyHigh(a.small, b.small);
+      long lo = a.small * b.small;
+      if ((hi == 0 && lo >= 0) || (hi == -1 && lo < 0)) {
+        add(lo);
+        return;
+      }
+    }
+    int productSign = a.signum() * b.signum();
+    if (productSign == 0) {
+      return;
+    }
+    if (mag == null) {
+      promote();
+    }
+    if (a.mag == null && b.mag == null) {
+      long x = abs(a.small);
+      long y = abs(b.small);
+      addSigned(new long[] {x * y, unsignedMultiplyHigh(x, y)}, 2, productSign);
+    } else if (b.mag == null) {
+      addScaled(a.mag, a.len, abs(b.small), productSign);
+    } else if (a.mag == null) {
+      addScaled(b.mag, b.len, abs(a.small), productSign);
+    } else if (len == 0 || sign == productSign) {
+      if (len == 0) {
+        sign = productSign;
+      }
+      multiplyAccumulate(a.mag, a.len, b.mag, b.len);
+    } else {
+      long[] product = new long[a.len + b.len];
+      multiplyInto(product, a.mag, a.len, b.mag, b.len);
+      addSigned(product, limbCount(product, product.length), productSign);
+    }
+    normalize();
+  }
+
+  /** this *= m. */
+  void multiply(long m) {
+    if (mag == null) {
+      long hi = Math.multiplyHigh(small, m);
+      long lo = small * m;
+      if ((hi == 0 && lo >= 0) || (hi == -1 && lo < 0)) {
+        small = lo;
+        return;
+      }
+    }
+    if (m == 0 || signum() == 0) {
+      small = 0;
+      mag = null;
+      return;
+    }
+    if (mag == null) {
+      promote();
+    }
+    multiplyByLimb(abs(m));
+    sign *= m < 0 ? -1 : 1;
+    normalize();
+  }
+
+  /** this *= m, in place (a second buffer is kept for multipliers of several limbs). */
+  void multiply(ExactInt m) {
+    if (m.mag == null) {
+      multiply(m.small);
+      return;
+    }
+    if (signum() == 0) {
+      return;
+    }
+    if (mag == null) {
+      promote();
+    }
+    int need = len + m.len;
+    long[] out =
+        spare != null && spare.length >= need && spare != m.mag ? spare : new long[need + 4];
+    Arrays.fill(out, 0, need, 0);
+    multiplyInto(out, mag, len, m.mag, m.len);
+    spare = mag == m.mag ? null : mag;
+    mag = out;
+    len = need;
+    sign *= m.sign;
+    normalize();
+  }
+
+  /** this = this · a + x · b, the step of a shared burst's linear map. */
+  void affine(ExactInt a, ExactInt x, ExactInt b) {
+    multiply(a);
+    addProduct(x, b);
+  }
+
+  // --- the big form ---------------------------------------------------------------------------
+
+  /** |v| as an unsigned 64-bit value (|Long.MIN_VALUE| = 2^63). */
+  private static long abs(long v) {
+    return v < 0 ? -v : v;
+  }
+
+  /** The high 64 bits of the unsigned 128-bit product (Java 17 has only the signed one). */
+  private static long unsignedMultiplyHigh(long x, long y) {
+    return Math.multiplyHigh(x, y) + ((x >> 63) & y) + ((y >> 63) & x);
+  }
+
+  private void promote() {
+    mag = new long[4];
+    mag[0] = abs(small);
+    len = small == 0 ? 0 : 1;
+    sign = small < 0 ? -1 : 1;
+    small = 0;
+  }
+
+  private static int limbCount(long[] limbs, int n) {
+    while (n > 0 && limbs[n - 1] == 0) {
+      n--;
+    }
+    return n;
+  }
+
+  private void ensure(int limbs) {
+    if (mag.length < limbs) {
+      mag = Arrays.copyOf(mag, Math.max(limbs, mag.length + (mag.length >> 1)));
+    }
+  }
+
+  /** this += s · m for a one-limb magnitude m. */
+  private void addLimb(long m, int s) {
+    if (m == 0) {
+      return;
+    }
+    if (len == 0 || sign == s) {
+      if (len == 0) {
+        sign = s;
+      }
+      ensure(len + 1);
+      long carry = m;
+      int i = 0;
+      for (; carry != 0 && i < len; i++) {
+        long t = mag[i] + carry;
+        carry = Long.compareUnsigned(t, carry) < 0 ? 1 : 0;
+        mag[i] = t;
+      }
+      if (carry != 0) {
+        mag[len++] = carry;
+      }
+    } else if (len > 1 || Long.compareUnsigned(mag[0], m) >= 0) {
+      long borrow = m;
+      for (int i = 0; borrow != 0; i++) {
+        long t = mag[i] - borrow;
+        borrow = Long.compareUnsigned(mag[i], borrow) < 0 ? 1 : 0;
+        mag[i] = t;
+      }
+    } else {
+      mag[0] = m - mag[0];
+      sign = s;
+    }
+  }
+
+  private void addSigned(long[] b, int bl, int s) {
+    if (bl == 0) {
+      return;
+    }
+    if (len == 0 || sign == s) {
+      if (len == 0) {
+        sign = s;
+      }
+      addMagnitude(b, bl);
+    } else if (compareMagnitude(b, bl) >= 0) {
+      subtractMagnitude(b, bl);
+    } else {
+      reverseSubtractMagnitude(b, bl);
+      sign = s;
+    }
+  }
+
+  private void addMagnitude(long[] b, int bl) {
+    ensure(Math.max(len, bl) + 1);
+    long[] m = mag;
+    long carry = 0;
+    int i = 0;
+    int common = Math.min(len, bl);
+    for (; i < common; i++) {
+      long x = m[i];
+      long y = b[i];
+      long t = x + y + carry;
+      // The carry out of the top bit: both set, or either set and the sum's bit clear.
+      carry = ((x & y) | ((x | y) & ~t)) >>> 63;
+      m[i] = t;
+    }
+    for (; i < bl; i++) {
+      long y = b[i];
+      long t = y + carry;
+      carry = (y & ~t) >>> 63;
+      m[i] = t;
+    }
+    for (; carry != 0 && i < len; i++) {
+      long x = m[i];
+      long t = x + 1;
+      carry = (x & ~t) >>> 63;
+      m[i] = t;
+    }
+    int top = Math.max(len, bl);
+    if (carry != 0) {
+      m[top++] = 1;
+    }
+    len = top;
+  }
+
+  private int compareMagnitude(long[] b, int bl) {
+    if (len != bl) {
+      return len > bl ? 1 : -1;
+    }
+    for (int i = len - 1; i >= 0; i--) {
+      if (mag[i] != b[i]) {
+        return Long.compareUnsigned(mag[i], b[i]);
+      }
+    }
+    return 0;
+  }
+
+  /** |this| −= |b|, given |this| ≥ |b|. */
+  private void subtractMagnitude(long[] b, int bl) {
+    long[] m = mag;
+    long borrow = 0;
+    int i = 0;
+    for (; i < bl; i++) {
+      long x = m[i];
+      long y = b[i];
+      long t = x - y - borrow;
+      // The borrow out of the top bit (Hacker's Delight 2-16).
+      borrow = ((~x & y) | (~(x ^ y) & t)) >>> 63;
+      m[i] = t;
+    }
+    for (; borrow != 0 && i < len; i++) {
+      long x = m[i];
+      m[i] = x - 1;
+      borrow = x == 0 ? 1 : 0;
+    }
+  }
+
+  /** |this| = |b| − |this|, given |b| > |this|. */
+  private void reverseSubtractMagnitude(long[] b, int bl) {
+    ensure(bl);
+    long[] m = mag;
+    long borrow = 0;
+    for (int i = 0; i < bl; i++) {
+      long x = b[i];
+      long y = i < len ? m[i] : 0;
+      long t = x - y - borrow;
+      borrow = ((~x & y) | (~(x ^ y) & t)) >>> 63;
+      m[i] = t;
+    }
+    len = bl;
+  }
+
+  /** |this| *= y for a one-limb y, in place. */
+  private void multiplyByLimb(long y) {
+    ensure(len + 1);
+    long[] m = mag;
+    long carry = 0;
+    for (int i = 0; i < len; i++) {
+      long x = m[i];
+      long lo = x * y;
+      long hi = unsignedMultiplyHigh(x, y);
+      long t = lo + carry;
+      hi += Long.compareUnsigned(t, lo) < 0 ? 1 : 0;
+      m[i] = t;
+      carry = hi;
+    }
+    if (carry != 0) {
+      m[len++] = carry;
+    }
+  }
+
+  /** this += s · |x| · y for a one-limb y: in place when the signs agree. */
+  private void addScaled(long[] x, int xl, long y, int s) {
+    if (len != 0 && sign != s) {
+      long[] product = new long[xl + 1];
+      product[xl] = multiplyAddRow(product, 0, x, xl, y);
+      addSigned(product, limbCount(product, xl + 1), s);
+      return;
+    }
+    if (len == 0) {
+      sign = s;
+    }
+    int top = Math.max(len, xl + 1) + 1;
+    ensure(top);
+    long[] m = mag;
+    for (int k = len; k < top; k++) {
+      m[k] = 0;
+    }
+    // x may be this magnitude itself (before ensure copied it): each x[i] is read before m[i] is
+    // written, so the in-place update is still exact.
+    addCarry(m, xl, multiplyAddRow(m, 0, x, xl, y));
+    len = limbCount(m, top);
+  }
+
+  /** |this| += |a| · |b|, the shorter operand in the outer loop. */
+  private void multiplyAccumulate(long[] a, int al, long[] b, int bl) {
+    if (al < bl) {
+      long[] t = a;
+      a = b;
+      b = t;
+      int tl = al;
+      al = bl;
+      bl = tl;
+    }
+    if (a == mag) {
+      a = Arrays.copyOf(a, al);
+    }
+    if (b == mag) {
+      b = Arrays.copyOf(b, bl);
+    }
+    int top = Math.max(len, al + bl) + 1;
+    ensure(top);
+    long[] m = mag;
+    for (int k = len; k < top; k++) {
+      m[k] = 0;
+    }
+    for (int j = 0; j < bl; j++) {
+      if (b[j] != 0) {
+        addCarry(m, j + al, multiplyAddRow(m, j, a, al, b[j]));
+      }
+    }
+    len = limbCount(m, top);
+  }
+
+  /** into[0, al + bl) = |a| · |b|, given into is zero there. */
+  private static void multiplyInto(long[] into, long[] a, int al, long[] b, int bl) {
+    for (int j = 0; j < bl; j++) {
+      into[j + al] = multiplyAddRow(into, j, a, al, b[j]);
+    }
+  }
+
+  /**
+   * into[at, at + al) += |a| · y for a one-limb y; returns the carry out of the top limb. Each a[i]
+   * is read before into[at + i] is written.
+   */
+  private static long multiplyAddRow(long[] into, int at, long[] a, int al, long y) {
+    long carry = 0;
+    for (int i = 0; i < al; i++) {
+      long ai = a[i];
+      long lo = ai * y;
+      long hi = unsignedMultiplyHigh(ai, y);
+      long t = lo + into[at + i];
+      hi += Long.compareUnsigned(t, lo) < 0 ? 1 : 0;
+      long u = t + carry;
+      hi += Long.compareUnsigned(u, t) < 0 ? 1 : 0;
+      into[at + i] = u;
+      carry = hi;
+    }
+    return carry;
+  }
+
+  /** Adds a carry into m from limb {@code at} upwards (m has room for it). */
+  private static void addCarry(long[] m, int at, long carry) {
+    for (int k = at; carry != 0; k++) {
+      long t = m[k] + carry;
+      carry = Long.compareUnsigned(t, carry) < 0 ? 1 : 0;
+      m[k] = t;
+    }
+  }
+
+  /** Drops leading zero limbs; back to the long form when the value fits. */
+  private void normalize() {
+    if (mag == null) {
+      return;
+    }
+    len = limbCount(mag, len);
+    if (len == 0) {
+      small = 0;
+      mag = null;
+    } else if (len == 1) {
+      long m = mag[0];
+      if (m >= 0) {
+        small = sign < 0 ? -m : m;
+        mag = null;
+      } else if (sign < 0 && m == Long.MIN_VALUE) {
+        small = Long.MIN_VALUE;
+        mag = null;
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return toBigInteger().toString();
+  }
+}

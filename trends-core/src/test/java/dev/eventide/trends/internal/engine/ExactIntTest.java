@@ -1,0 +1,173 @@
+package dev.eventide.trends.internal.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The long fast path never wraps: every operation agrees with BigInteger, across the boundary. */
+class ExactIntTest {
+  private static final long[] EDGES = {
+    0,
+    1,
+    -1,
+    2,
+    Long.MAX_VALUE,
+    Long.MIN_VALUE,
+    Long.MAX_VALUE - 1,
+    Long.MIN_VALUE + 1,
+    1L << 32,
+    -(1L << 32),
+    3037000499L,
+    3037000500L,
+    -3037000500L
+  };
+
+  private static long value(Random random) {
+    return switch (random.nextInt(4)) {
+      case 0 -> EDGES[random.nextInt(EDGES.length)];
+      case 1 -> random.nextLong();
+      case 2 -> random.nextInt();
+      default -> random.nextInt(100) - 50;
+    };
+  }
+
+  @Test
+  void everyOperationAgreesWithBigIntegerAcrossTheLongBoundary() {
+    Random random = new Random(11);
+    for (int i = 0; i < 200_000; i++) {
+      long a = value(random);
+      long b = value(random);
+      long c = value(random);
+      BigInteger ba = BigInteger.valueOf(a);
+      BigInteger bb = BigInteger.valueOf(b);
+      BigInteger bc = BigInteger.valueOf(c);
+
+      ExactInt x = new ExactInt(a);
+      x.add(b);
+      assertEquals(ba.add(bb), x.toBigInteger(), a + " + " + b);
+
+      ExactInt y = new ExactInt(a);
+      y.multiply(b);
+      assertEquals(ba.multiply(bb), y.toBigInteger(), a + " * " + b);
+
+      ExactInt z = new ExactInt(c);
+      z.addProduct(new ExactInt(a), new ExactInt(b));
+      assertEquals(bc.add(ba.multiply(bb)), z.toBigInteger(), c + " + " + a + " * " + b);
+
+      // Once big, operations stay exact, and a result that fits again is demoted.
+      y.add(new ExactInt(ba.multiply(bb).negate()));
+      assertEquals(BigInteger.ZERO, y.toBigInteger());
+      assertTrue(y.isSmall());
+    }
+  }
+
+  private static BigInteger big(Random random) {
+    BigInteger v =
+        random.nextInt(3) == 0
+            ? BigInteger.valueOf(value(random))
+            : new BigInteger(1 + random.nextInt(400), random);
+    return random.nextBoolean() ? v.negate() : v;
+  }
+
+  @Test
+  void theInPlaceBigFormAgreesWithBigIntegerForEverySignAndSize() {
+    Random random = new Random(17);
+    for (int i = 0; i < 100_000; i++) {
+      BigInteger a = big(random);
+      BigInteger b = big(random);
+      BigInteger c = big(random);
+      ExactInt x = new ExactInt(a);
+      x.add(new ExactInt(b));
+      assertEquals(a.add(b), x.toBigInteger(), a + " + " + b);
+      x.add(value(random) % 3);
+      ExactInt y = new ExactInt(c);
+      y.addProduct(new ExactInt(a), new ExactInt(b));
+      assertEquals(c.add(a.multiply(b)), y.toBigInteger(), c + " + " + a + " * " + b);
+      ExactInt z = new ExactInt(a);
+      z.affine(new ExactInt(b), new ExactInt(c), new ExactInt(a));
+      assertEquals(a.multiply(b).add(c.multiply(a)), z.toBigInteger());
+      ExactInt self = new ExactInt(a);
+      self.add(self);
+      assertEquals(a.add(a), self.toBigInteger(), "adding a value to itself");
+      assertEquals(a.abs().bitLength(), new ExactInt(a).bitLength(), "bits of the magnitude");
+    }
+  }
+
+  /** Sizes across many limbs, one-limb factors on either side, and operands that are the target. */
+  @Test
+  void longRunningSumsScaledAndAccumulatedInPlaceStayExact() {
+    Random random = new Random(23);
+    for (int i = 0; i < 20_000; i++) {
+      BigInteger a = random.nextInt(4) == 0 ? big(random) : wide(random);
+      BigInteger b = random.nextInt(2) == 0 ? BigInteger.valueOf(value(random)) : wide(random);
+      long k = value(random);
+      BigInteger bk = BigInteger.valueOf(k);
+
+      ExactInt x = new ExactInt(a);
+      x.addProduct(new ExactInt(b), new ExactInt(k));
+      assertEquals(a.add(b.multiply(bk)), x.toBigInteger(), a + " + " + b + " * " + k);
+      x = new ExactInt(a);
+      x.addProduct(new ExactInt(k), new ExactInt(b));
+      assertEquals(a.add(bk.multiply(b)), x.toBigInteger(), a + " + " + k + " * " + b);
+
+      ExactInt y = new ExactInt(a);
+      y.multiply(k);
+      assertEquals(a.multiply(bk), y.toBigInteger(), a + " * " + k);
+      y.multiply(new ExactInt(b));
+      assertEquals(a.multiply(bk).multiply(b), y.toBigInteger(), a + " * " + k + " * " + b);
+
+      ExactInt self = new ExactInt(a);
+      self.addProduct(self, new ExactInt(k));
+      assertEquals(a.add(a.multiply(bk)), self.toBigInteger(), "a + a * k, a the target");
+      ExactInt square = new ExactInt(a);
+      square.multiply(square);
+      assertEquals(a.multiply(a), square.toBigInteger(), "a * a, a the target");
+
+      ExactInt z = new ExactInt(a);
+      z.affine(new ExactInt(k), new ExactInt(b), new ExactInt(value(random) | 1));
+      ExactInt again = new ExactInt(b);
+      z.add(again);
+      z.add(-k);
+      BigInteger expected = z.toBigInteger();
+      ExactInt w = new ExactInt(expected);
+      assertEquals(expected, w.toBigInteger(), "a BigInteger round trip");
+      assertEquals(expected.abs().bitLength(), w.bitLength(), "bits of " + expected);
+      assertEquals(expected.bitLength() < 64, w.isSmall(), "the long form is canonical");
+    }
+  }
+
+  /** Magnitudes of 1 to 4,000 bits, with runs of zero and one bits that stress the carries. */
+  private static BigInteger wide(Random random) {
+    int bits = 1 + random.nextInt(4000);
+    BigInteger v =
+        switch (random.nextInt(3)) {
+          case 0 -> new BigInteger(bits, random);
+          case 1 -> BigInteger.ONE.shiftLeft(bits).subtract(BigInteger.ONE);
+          default -> BigInteger.ONE.shiftLeft(bits).add(BigInteger.valueOf(random.nextInt(3)));
+        };
+    return random.nextBoolean() ? v.negate() : v;
+  }
+
+  @Test
+  void decimalsAlignTheirScalesExactly() {
+    Random random = new Random(5);
+    for (int i = 0; i < 50_000; i++) {
+      BigDecimal a = BigDecimal.valueOf(value(random), random.nextInt(25) - 3);
+      BigDecimal b = BigDecimal.valueOf(value(random), random.nextInt(25) - 3);
+      long k = value(random);
+      ExactDecimal s = ExactDecimal.of(a);
+      s.add(ExactDecimal.of(b));
+      assertEquals(0, a.add(b).compareTo(s.toBigDecimal()), a + " + " + b);
+      ExactDecimal p = ExactDecimal.of(a);
+      p.addProduct(ExactDecimal.of(b), new ExactInt(k));
+      assertEquals(
+          0,
+          a.add(b.multiply(BigDecimal.valueOf(k))).compareTo(p.toBigDecimal()),
+          a + "+" + b + "*" + k);
+    }
+  }
+}

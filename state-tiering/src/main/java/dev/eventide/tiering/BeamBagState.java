@@ -1,7 +1,7 @@
 package dev.eventide.tiering;
 
+import dev.eventide.blockstore.BlockName;
 import dev.eventide.tiering.internal.bag.BagState;
-import dev.eventide.tiering.store.BlockName;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.state.ValueState;

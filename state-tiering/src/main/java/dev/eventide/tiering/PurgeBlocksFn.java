@@ -1,10 +1,10 @@
 package dev.eventide.tiering;
 
+import dev.eventide.blockstore.BlockName;
+import dev.eventide.blockstore.BlockStores;
 import dev.eventide.tiering.internal.io.IoScheduler;
 import dev.eventide.tiering.internal.io.StagingArea;
 import dev.eventide.tiering.internal.io.TieredIo;
-import dev.eventide.tiering.store.BlockName;
-import dev.eventide.tiering.store.BlockStores;
 import java.io.IOException;
 import java.util.List;
 import org.apache.beam.sdk.coders.Coder;

@@ -1,9 +1,9 @@
 package dev.eventide.tiering;
 
 import com.google.auto.value.AutoValue;
+import dev.eventide.blockstore.BlockStores;
 import dev.eventide.tiering.internal.lateness.LatenessModel;
 import dev.eventide.tiering.internal.lateness.StalenessPlanner;
-import dev.eventide.tiering.store.BlockStores;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.beam.sdk.Pipeline;
@@ -237,7 +237,7 @@ public abstract class TieredWindow<K, V, O>
   /**
    * Where past windows go: {@code file:///dir} (the default is {@link #defaultStore()}), {@code
    * gs://bucket/prefix}, {@code memory:name} (this JVM's heap, for tests) or the scheme of a {@link
-   * dev.eventide.tiering.store.BlockStoreProvider}.
+   * dev.eventide.blockstore.BlockStoreProvider}.
    */
   public TieredWindow<K, V, O> withStore(String uri) {
     BlockStores.checkUri(uri);

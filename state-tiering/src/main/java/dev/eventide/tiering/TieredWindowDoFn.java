@@ -1,14 +1,14 @@
 package dev.eventide.tiering;
 
+import dev.eventide.blockstore.BlockName;
+import dev.eventide.blockstore.BlockStore;
+import dev.eventide.blockstore.BlockStores;
 import dev.eventide.tiering.internal.bag.TieredBag;
 import dev.eventide.tiering.internal.io.IoScheduler;
 import dev.eventide.tiering.internal.io.IoScheduler.Priority;
 import dev.eventide.tiering.internal.io.PrestagePlanner;
 import dev.eventide.tiering.internal.io.StagingArea;
 import dev.eventide.tiering.internal.io.TieredIo;
-import dev.eventide.tiering.store.BlockName;
-import dev.eventide.tiering.store.BlockStore;
-import dev.eventide.tiering.store.BlockStores;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;

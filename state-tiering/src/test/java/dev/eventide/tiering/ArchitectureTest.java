@@ -10,10 +10,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The module's layers: the API ({@code dev.eventide.tiering}: {@code TieredWindow}, {@code
- * WindowFunction}, {@code TieringMetrics}), the block store SPI ({@code store}) that depends on
- * nothing else here, the internals ({@code internal.*}), among them the Beam-free lateness core
- * ({@code internal.lateness}: predictive cleanup and the staleness planner), with no package
- * cycles.
+ * WindowFunction}, {@code TieringMetrics}) and the internals ({@code internal.*}), among them the
+ * Beam-free lateness core ({@code internal.lateness}: predictive cleanup and the staleness
+ * planner), with no package cycles. The block store is a module of its own ({@code
+ * eventide-blockstore}), which depends on nothing of this one.
  */
 class ArchitectureTest {
   private static final JavaClasses MAIN =
@@ -24,17 +24,6 @@ class ArchitectureTest {
   @Test
   void noPackageCycles() {
     slices().matching("dev.eventide.(**)").should().beFreeOfCycles().check(MAIN);
-  }
-
-  @Test
-  void theStoreSpiStandsAlone() {
-    noClasses()
-        .that()
-        .resideInAPackage("dev.eventide.tiering.store..")
-        .should()
-        .dependOnClassesThat()
-        .resideInAnyPackage("dev.eventide.tiering", "dev.eventide.tiering.internal..")
-        .check(MAIN);
   }
 
   @Test

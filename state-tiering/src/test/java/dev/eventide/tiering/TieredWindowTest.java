@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.eventide.blockstore.BlockStore;
 import dev.eventide.testing.runners.PipelineFailures;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.tiering.TieredVsNative.Summary;
-import dev.eventide.tiering.store.BlockStore;
-import dev.eventide.tiering.store.FaultyBlockStore;
-import dev.eventide.tiering.store.TestStoreProvider;
+import dev.eventide.tiering.teststore.FaultyBlockStore;
+import dev.eventide.tiering.teststore.TestStoreProvider;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -329,7 +329,7 @@ class TieredWindowTest {
 
   /** The purge records in the store, over all shards. */
   private static int purgeRecords(String uri) throws IOException {
-    BlockStore opened = dev.eventide.tiering.store.BlockStores.open(uri);
+    BlockStore opened = dev.eventide.blockstore.BlockStores.open(uri);
     try {
       int records = 0;
       for (String owner : recordOwners()) {
@@ -365,7 +365,7 @@ class TieredWindowTest {
   @Test
   void anUnreadablePurgeRecordIsCountedAndTheStepRuns(@TempDir Path store) throws IOException {
     String uri = store.toUri().toString();
-    BlockStore opened = dev.eventide.tiering.store.BlockStores.open(uri);
+    BlockStore opened = dev.eventide.blockstore.BlockStores.open(uri);
     try {
       opened.write(UNSHARDED_RECORDS, new byte[] {9, 9});
       opened.write(recordOwners().get(31), new byte[] {9, 9, 9});

@@ -1,7 +1,7 @@
 package dev.eventide.pipelines.cli;
 
-import dev.eventide.tiering.store.BlockStore;
-import dev.eventide.tiering.store.BlockStores;
+import dev.eventide.blockstore.BlockStore;
+import dev.eventide.blockstore.BlockStores;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.apache.beam.sdk.options.PipelineOptions;

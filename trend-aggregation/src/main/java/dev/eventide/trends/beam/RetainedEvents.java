@@ -1,7 +1,7 @@
 package dev.eventide.trends.beam;
 
-import dev.eventide.tiering.store.BlockName;
-import dev.eventide.tiering.store.BlockStore;
+import dev.eventide.blockstore.BlockName;
+import dev.eventide.blockstore.BlockStore;
 import dev.eventide.trends.Event;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;

@@ -1,6 +1,6 @@
 package dev.eventide.trends.beam;
 
-import dev.eventide.tiering.store.BlockStores;
+import dev.eventide.blockstore.BlockStores;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendResult;
@@ -193,11 +193,11 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
    * window holding its events has expired (plus the {@link #withPurgeDelay purge delay}).
    *
    * <p>Stores: {@code file:///dir}, {@code gs://bucket/prefix}, {@code memory:name} (this JVM's
-   * heap, for tests) or the scheme of a {@code dev.eventide.tiering.store.BlockStoreProvider}.
-   * Blocks are filed under the workload's query names and the key, so a job restored from a
-   * checkpoint or savepoint finds and deletes the blocks its earlier run wrote; give two
-   * TrendAggregates of the same queries running at once different stores. Needs an allowed
-   * lateness: without one a key keeps at most one WITHIN of events, which Beam state holds.
+   * heap, for tests) or the scheme of a {@code dev.eventide.blockstore.BlockStoreProvider}. Blocks
+   * are filed under the workload's query names and the key, so a job restored from a checkpoint or
+   * savepoint finds and deletes the blocks its earlier run wrote; give two TrendAggregates of the
+   * same queries running at once different stores. Needs an allowed lateness: without one a key
+   * keeps at most one WITHIN of events, which Beam state holds.
    *
    * @throws IllegalArgumentException if the URI is not a store's or {@code memoryEvents < 0}
    */

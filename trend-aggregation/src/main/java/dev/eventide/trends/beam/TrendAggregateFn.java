@@ -1,7 +1,7 @@
 package dev.eventide.trends.beam;
 
-import dev.eventide.tiering.store.BlockStore;
-import dev.eventide.tiering.store.BlockStores;
+import dev.eventide.blockstore.BlockStore;
+import dev.eventide.blockstore.BlockStores;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendResult;

@@ -1,10 +1,10 @@
 package dev.eventide.pipelines.bench.tiering;
 
-import dev.eventide.tiering.store.BlockName;
-import dev.eventide.tiering.store.BlockStore;
-import dev.eventide.tiering.store.BlockStoreProvider;
-import dev.eventide.tiering.store.BlockStores;
-import dev.eventide.tiering.store.ForwardingBlockStore;
+import dev.eventide.blockstore.BlockName;
+import dev.eventide.blockstore.BlockStore;
+import dev.eventide.blockstore.BlockStoreProvider;
+import dev.eventide.blockstore.BlockStores;
+import dev.eventide.blockstore.ForwardingBlockStore;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.URI;

@@ -1,6 +1,6 @@
 package dev.eventide.tiering.internal.bag;
 
-import dev.eventide.tiering.store.BlockName;
+import dev.eventide.blockstore.BlockName;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package dev.eventide.tiering.internal.bag;
 
-import dev.eventide.tiering.store.BlockName;
-import dev.eventide.tiering.store.BlockStore;
+import dev.eventide.blockstore.BlockName;
+import dev.eventide.blockstore.BlockStore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

@@ -1,6 +1,6 @@
 package dev.eventide.tiering.internal.io;
 
-import dev.eventide.tiering.store.BlockName;
+import dev.eventide.blockstore.BlockName;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

@@ -1,6 +1,6 @@
 package dev.eventide.tiering.internal.io;
 
-import dev.eventide.tiering.store.BlockName;
+import dev.eventide.blockstore.BlockName;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,11 +1,11 @@
 package dev.eventide.tiering.internal.io;
 
+import dev.eventide.blockstore.BlockName;
+import dev.eventide.blockstore.BlockStore;
+import dev.eventide.blockstore.ForwardingBlockStore;
+import dev.eventide.blockstore.NoSuchBlockException;
 import dev.eventide.tiering.internal.io.IoScheduler.IoTask;
 import dev.eventide.tiering.internal.io.IoScheduler.Priority;
-import dev.eventide.tiering.store.BlockName;
-import dev.eventide.tiering.store.BlockStore;
-import dev.eventide.tiering.store.ForwardingBlockStore;
-import dev.eventide.tiering.store.NoSuchBlockException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.jimfs.Configuration;
 import com.google.common.jimfs.Jimfs;
+import dev.eventide.blockstore.BlockStore;
+import dev.eventide.blockstore.BlockStores;
+import dev.eventide.blockstore.LocalFileBlockStore;
 import dev.eventide.testing.differential.Seeds;
-import dev.eventide.tiering.store.BlockStore;
-import dev.eventide.tiering.store.BlockStores;
-import dev.eventide.tiering.store.FaultyBlockStore;
-import dev.eventide.tiering.store.LocalFileBlockStore;
+import dev.eventide.tiering.teststore.FaultyBlockStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileSystem;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.eventide.tiering.store.BlockName;
-import dev.eventide.tiering.store.BlockStore;
-import dev.eventide.tiering.store.BlockStores;
+import dev.eventide.blockstore.BlockName;
+import dev.eventide.blockstore.BlockStore;
+import dev.eventide.blockstore.BlockStores;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

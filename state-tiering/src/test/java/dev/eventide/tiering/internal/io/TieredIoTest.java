@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.eventide.blockstore.BlockName;
+import dev.eventide.blockstore.BlockStore;
+import dev.eventide.blockstore.BlockStores;
 import dev.eventide.testing.waits.Await;
 import dev.eventide.tiering.internal.io.IoScheduler.Priority;
-import dev.eventide.tiering.store.BlockName;
-import dev.eventide.tiering.store.BlockStore;
-import dev.eventide.tiering.store.BlockStores;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,12 @@
-package dev.eventide.tiering.store;
+package dev.eventide.tiering.teststore;
 
 import com.google.common.jimfs.Configuration;
 import com.google.common.jimfs.Jimfs;
+import dev.eventide.blockstore.*;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -62,10 +65,14 @@ public final class TestStoreProvider implements BlockStoreProvider {
         throw new IllegalStateException(e.getMessage(), e);
       }
     }
-    InMemoryBlockStore memory = new InMemoryBlockStore(parts[0]);
     if (Boolean.parseBoolean(params.get("damage"))) {
-      return new DamagingStore(memory);
+      try {
+        return new DamagingStore(Jimfs.newFileSystem(Configuration.unix()).getPath("/" + parts[0]));
+      } catch (IOException e) {
+        throw new IllegalStateException(e.getMessage(), e);
+      }
     }
+    InMemoryBlockStore memory = new InMemoryBlockStore(parts[0]);
     if (Boolean.parseBoolean(params.get("crashAfterDelete"))) {
       return new CrashAfterDeleteStore(memory);
     }
@@ -76,23 +83,22 @@ public final class TestStoreProvider implements BlockStoreProvider {
         Integer.parseInt(params.getOrDefault("delay", "0")));
   }
 
-  /** Flips a byte of every block it writes, as a failing disk might. */
+  /** Flips a byte of every block it writes to its files, as a failing disk might. */
   private static final class DamagingStore extends ForwardingBlockStore {
-    private final InMemoryBlockStore memory;
-    private final Set<BlockName> damaged = ConcurrentHashMap.newKeySet();
+    private final Path root;
 
-    DamagingStore(InMemoryBlockStore memory) {
-      super(memory);
-      this.memory = memory;
+    DamagingStore(Path root) throws IOException {
+      super(new LocalFileBlockStore(root));
+      this.root = root;
     }
 
     @Override
     public BlockName write(String owner, byte[] contents) throws IOException {
       BlockName name = super.write(owner, contents);
-      if (damaged.add(name)) {
-        byte[] stored = memory.storedBytes(name);
-        stored[stored.length - 1] ^= 0x5a;
-      }
+      Path file = root.resolve(name.path());
+      byte[] stored = Files.readAllBytes(file);
+      stored[stored.length - 1] ^= 0x5a;
+      Files.write(file, stored);
       return name;
     }
 

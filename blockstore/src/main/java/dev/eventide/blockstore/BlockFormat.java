@@ -1,4 +1,4 @@
-package dev.eventide.tiering.store;
+package dev.eventide.blockstore;
 
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;

@@ -1,5 +1,6 @@
-package dev.eventide.tiering.store;
+package dev.eventide.tiering.teststore;
 
+import dev.eventide.blockstore.*;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;

@@ -1,13 +1,25 @@
-package dev.eventide.tiering.store;
+package dev.eventide.blockstore;
 
 import java.io.IOException;
 import java.util.List;
 
 /**
- * Where the tiered state of past windows goes (the p-buckets of the Aion paper): immutable,
- * checksummed blocks named by hash. A block is durable when {@link #write} returns, so a manifest
- * may name it from then on; blocks that no manifest names are collected through {@link #list} and
- * {@link #delete}. Implementations are thread-safe.
+ * Immutable, checksummed blocks of bytes named by hash: where {@code TieredWindow} spills the state
+ * of past windows (the p-buckets of the Aion paper) and {@code TrendAggregate} retains events.
+ *
+ * <pre>{@code
+ * try (BlockStore store = BlockStores.open("file:///var/eventide/blocks")) {
+ *   BlockName name = store.write("sensor-7/2026-12-05T10:00", bytes);
+ *   byte[] back = store.read(name);               // verified against its checksum
+ *   for (BlockName old : store.list("sensor-7/2026-12-05T10:00")) {
+ *     store.delete(old);
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>A block is durable when {@link #write} returns, so a manifest may name it from then on; blocks
+ * that no manifest names are collected through {@link #list} and {@link #delete}. Implementations
+ * are thread-safe.
  *
  * <p>Choose one by URI with {@link BlockStores#open(String)}: {@code file:///dir} ({@link
  * LocalFileBlockStore}, the default), {@code gs://bucket/prefix} ({@link GcsBlockStore}) or {@code

@@ -1,4 +1,4 @@
-package dev.eventide.tiering.store;
+package dev.eventide.blockstore;
 
 import com.google.api.services.storage.model.StorageObject;
 import com.google.cloud.NoCredentials;

@@ -1,4 +1,4 @@
-package dev.eventide.tiering.store;
+package dev.eventide.blockstore;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * What every {@link BlockStore} must do; each implementation's test extends this (model: Kafka
  * Streams' {@code AbstractKeyValueStoreTest}).
  */
-abstract class BlockStoreContractTest {
+public abstract class BlockStoreContractTest {
   protected BlockStore store;
 
   /** A fresh, empty store. */

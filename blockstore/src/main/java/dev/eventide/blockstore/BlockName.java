@@ -1,4 +1,4 @@
-package dev.eventide.tiering.store;
+package dev.eventide.blockstore;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

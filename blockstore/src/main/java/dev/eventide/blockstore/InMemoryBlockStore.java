@@ -1,4 +1,4 @@
-package dev.eventide.tiering.store;
+package dev.eventide.blockstore;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -61,7 +61,7 @@ public final class InMemoryBlockStore implements BlockStore {
     return uri;
   }
 
-  /** The stored bytes of a block, which tests may damage in place. */
+  /** The stored bytes of a block, or null; this module's tests damage them in place. */
   byte[] storedBytes(BlockName name) {
     Map<BlockName, byte[]> named = blocks.get(name.owner());
     return named == null ? null : named.get(name);

@@ -1,12 +1,12 @@
-package dev.eventide.tiering.store;
+package dev.eventide.blockstore;
 
 import java.io.IOException;
 import java.net.URI;
 
 /**
  * Opens block stores of another URI scheme: implement it, list the class in {@code
- * META-INF/services/dev.eventide.tiering.store.BlockStoreProvider}, and {@link BlockStores#open}
- * finds it with {@link java.util.ServiceLoader} on every worker.
+ * META-INF/services/dev.eventide.blockstore.BlockStoreProvider}, and {@link BlockStores#open} finds
+ * it with {@link java.util.ServiceLoader} on every worker.
  */
 public interface BlockStoreProvider {
   /** The URI scheme this provider opens, such as {@code s3}. */

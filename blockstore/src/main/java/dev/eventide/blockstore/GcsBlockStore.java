@@ -1,4 +1,4 @@
-package dev.eventide.tiering.store;
+package dev.eventide.blockstore;
 
 import com.google.api.gax.retrying.RetrySettings;
 import com.google.cloud.storage.Blob;

@@ -315,9 +315,9 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
    * Aggregate<Long, Long, Long> halve =
    *     Aggregate.byAllAttributes(
    *             (IntervalWindow window, Long x, List<Long> copies) ->
-   *                 x % 2 == 0 ? Optional.of(x / 2) : Optional.empty())
+   *                 x % 2 == 0 ? Optional.of(x / 2) : Optional.<Long>empty())
    *         .withOutputCoder(VarLongCoder.of());
-   * PCollection<Long> fixedPoints = numbers.apply(Loop.of(halve));
+   * PCollection<Long> halvings = numbers.apply(Loop.of(halve)); // 12 gives 6 and 3
    * }</pre>
    */
   public static <T, OutputT> Aggregate<T, T, OutputT> byAllAttributes(

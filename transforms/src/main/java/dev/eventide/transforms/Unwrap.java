@@ -14,7 +14,7 @@ import org.joda.time.Duration;
  *
  * <ul>
  *   <li>A1 turns the copies of an E output that met in its window into position 0 of a loop, and
- *       position c into position c + 1 while c + 1 < |T|; {@link Loop} feeds every output back.
+ *       position c into position c + 1 while c + 1 &lt; |T|; {@link Loop} feeds every output back.
  *   <li>A2 emits the item at each position.
  * </ul>
  *

@@ -9,7 +9,7 @@ import org.joda.time.Duration;
 
 /**
  * The paper's window Γ(WA, WS): instances {@code [ℓ·WA, ℓ·WA + WS)} for integers ℓ, tumbling when
- * the advance WA equals the size WS, sliding when WA < WS.
+ * the advance WA equals the size WS, sliding when WA &lt; WS.
  */
 public final class WindowSpec implements Serializable {
   private static final long serialVersionUID = 1L;

@@ -5,7 +5,8 @@ package dev.eventide.trends;
  * burst of events, between evaluating a class of queries together and each query alone.
  *
  * <pre>{@code
- * TrendPlan plan = TrendPlan.compile(workload, Sharing.DYNAMIC);
+ * // TrendAggregate (eventide-trend-aggregation) shares dynamically unless told otherwise:
+ * events.apply(TrendAggregate.of(workload).withSharing(Sharing.STATIC));
  * }</pre>
  */
 public enum Sharing {

@@ -86,7 +86,78 @@ class DocsSnippetsTest {
       snippets.addAll(snippetsOf(root.relativize(page).toString(), Files.readAllLines(page)));
     }
     assertTrue(snippets.size() >= 10, "snippets found: " + snippets.size());
+    assertCompile(snippets, classes);
+  }
 
+  /**
+   * Every example in the javadoc of the library modules' main code ({@code <pre>{@code ...}</pre>})
+   * compiles too. What an example assumes (the user's inputs and types) is declared here, in {@link
+   * JavadocGivens}, so that the javadoc shows only the code a user writes.
+   */
+  @Test
+  void everyJavadocExampleCompiles(@TempDir Path classes) throws IOException {
+    Path root = repositoryRoot();
+    List<Snippet> snippets = new ArrayList<>();
+    List<Path> sources;
+    try (Stream<Path> files = Files.walk(root)) {
+      sources =
+          files
+              .filter(f -> f.toString().endsWith(".java"))
+              .filter(f -> root.relativize(f).toString().contains("/src/main/java/"))
+              .sorted()
+              .toList();
+    }
+    for (Path source : sources) {
+      String where = root.relativize(source).toString();
+      for (Snippet s : snippetsOf(where, javadocAsMarkdown(Files.readAllLines(source)))) {
+        snippets.add(JavadocGivens.complete(s, source.getFileName().toString()));
+      }
+    }
+    assertTrue(snippets.size() >= 20, "javadoc examples found: " + snippets.size());
+    assertCompile(snippets, classes);
+  }
+
+  /**
+   * A source as Markdown with the same lines: each {@code <pre>{@code} block of its javadoc becomes a
+   * fenced Java block, its leading {@code *} removed and its HTML escapes undone, and every other
+   * line is blank, so that a snippet's place is its line in the source.
+   */
+  static List<String> javadocAsMarkdown(List<String> source) {
+    List<String> lines = new ArrayList<>();
+    boolean inJavadoc = false;
+    boolean inCode = false;
+    for (String line : source) {
+      String text = line.strip();
+      String content = line.replaceFirst("^\\s*\\* ?", "");
+      if (!inJavadoc) {
+        inJavadoc = text.startsWith("/**") && !text.endsWith("*/");
+        lines.add("");
+      } else if (text.endsWith("*/")) {
+        inJavadoc = false;
+        inCode = false;
+        lines.add("");
+      } else if (content.strip().equals("<pre>{@code")) {
+        inCode = true;
+        lines.add("```java");
+      } else if (inCode && content.strip().equals("}</pre>")) {
+        inCode = false;
+        lines.add("```");
+      } else if (inCode) {
+        lines.add(
+            content
+                .replace("{@literal @}", "@")
+                .replace("&#64;", "@")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&amp;", "&"));
+      } else {
+        lines.add("");
+      }
+    }
+    return lines;
+  }
+
+  private static void assertCompile(List<Snippet> snippets, Path classes) {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
     List<JavaFileObject> sources = new ArrayList<>();

@@ -30,8 +30,11 @@ import java.util.regex.Pattern;
  * is free at start, so tests never clash with each other or with a cluster already running.
  *
  * <pre>{@code
- * try (FlinkSessionCluster cluster = FlinkSessionCluster.start(classpathFile, workDir)) {
- *   // submit with --runner=FlinkRunner --flinkMaster=cluster.restAddress()
+ * try (FlinkSessionCluster cluster = FlinkSessionCluster.start(classpathFile, workDir, 2)) {
+ *   FlinkPipelineOptions options = PipelineOptionsFactory.as(FlinkPipelineOptions.class);
+ *   options.setRunner(FlinkRunner.class);
+ *   options.setFlinkMaster(cluster.restAddress());   // 2 task slots there
+ *   Pipeline.create(options).apply(Create.of(1, 2, 3)).getPipeline().run().waitUntilFinish();
  * }
  * }</pre>
  *

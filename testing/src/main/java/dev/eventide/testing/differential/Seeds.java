@@ -10,7 +10,9 @@ import java.util.stream.LongStream;
  * {@code 0.1} a tenth (a quick check while editing).
  *
  * <pre>{@code
- * for (long seed : Seeds.range(0, 3000).toArray()) { ... }
+ * for (long seed : Seeds.range(0, 3000).toArray()) {
+ *   assertSameResults(seed);
+ * }
  * }</pre>
  */
 public final class Seeds {

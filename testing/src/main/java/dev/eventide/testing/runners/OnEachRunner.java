@@ -15,7 +15,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <pre>{@code
  * @OnEachRunner
  * void doublesEveryElement(TestPipeline p) {
- *   PCollection<Integer> out = p.apply(Create.of(1, 2)).apply(MapElements.via(...));
+ *   PCollection<Integer> out =
+ *       p.apply(Create.of(1, 2))
+ *           .apply(MapElements.into(TypeDescriptors.integers()).via((Integer x) -> 2 * x));
  *   PAssert.that(out).containsInAnyOrder(2, 4);
  *   p.run();
  * }

@@ -15,7 +15,7 @@ import java.util.function.Supplier;
  * <pre>{@code
  * int completed = Await.until(
  *     "two more checkpoints of job " + job,
- *     Duration.ofMinutes(3),
+ *     java.time.Duration.ofMinutes(3),
  *     () -> checkpointCount(job),
  *     n -> n >= before + 2);
  * }</pre>

@@ -40,8 +40,8 @@ import org.joda.time.Duration;
  * Workload workload = Workload.fromFile(Path.of("rides.queries"));
  * TrendAggregate.Result out =
  *     events.apply(TrendAggregate.of(workload).withAllowedLateness(Duration.standardMinutes(5)));
- * out.results().apply(...);       // PCollection<TrendResult>
- * out.deadLetters().apply(...);   // PCollection<DeadLetter>: what was not aggregated, and why
+ * PCollection<TrendResult> results = out.results();         // per query, window and group
+ * PCollection<DeadLetter> deadLetters = out.deadLetters();  // what was not aggregated, and why
  * }</pre>
  *
  * <p>An event's time is its {@link Event#time()}; give the input element timestamps equal to it (as
@@ -171,7 +171,8 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
    * watermark alone. Cost: a value and a timer per cleared key, for this long.
    *
    * <pre>{@code
-   * TrendAggregate.of(workload).withClearedKeyMemory(Duration.standardHours(1))
+   * TrendAggregate aggregate =
+   *     TrendAggregate.of(workload).withClearedKeyMemory(Duration.standardHours(1));
    * }</pre>
    *
    * @throws IllegalArgumentException if negative

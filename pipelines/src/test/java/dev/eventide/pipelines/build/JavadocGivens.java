@@ -1,0 +1,117 @@
+package dev.eventide.pipelines.build;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the javadoc examples assume, per source file: the imports beyond {@link DocsSnippetsTest}'s
+ * and the user's inputs and types, as class members. Kept here so that the javadoc shows only the
+ * code a user writes.
+ */
+final class JavadocGivens {
+  private record Given(List<String> imports, String members, boolean exampleIsMembers) {}
+
+  private static final Map<String, Given> GIVENS =
+      Map.ofEntries(
+          given("BlockStore.java", "import dev.eventide.blockstore.*;", "byte[] bytes;"),
+          given(
+              "ForwardingBlockStore.java",
+              "import dev.eventide.blockstore.*; import java.io.IOException;"
+                  + " import java.util.concurrent.atomic.AtomicLong;",
+              ""),
+          given("LateEventSource.java", "", "Pipeline p;"),
+          members("RecordCoder.java", "import dev.eventide.pipelines.RecordCoder;"),
+          given("JobMetrics.java", "import dev.eventide.runtime.JobMetrics;", "Pipeline pipeline;"),
+          given(
+              "TieredWindow.java",
+              "",
+              "PCollection<KV<String, Double>> readings;"
+                  + " static double median(Iterable<Double> values) { return 0; }"),
+          given("PublicSurface.java", "import dev.eventide.testing.api.PublicSurface;", ""),
+          given(
+              "FlinkSessionCluster.java",
+              "import dev.eventide.testing.cluster.FlinkSessionCluster;"
+                  + " import org.apache.beam.runners.flink.*;"
+                  + " import org.apache.beam.sdk.options.PipelineOptionsFactory;",
+              "Path classpathFile; Path workDir;"),
+          given(
+              "Differential.java",
+              "",
+              "PCollection<Integer> input; Pipeline pipeline;"
+                  + " SerializableFunction<Integer, Boolean> isEven;"),
+          given(
+              "EventTimeStream.java",
+              "",
+              "static Instant t(long millis) { return new Instant(millis); }"),
+          given(
+              "GatedReplay.java",
+              "",
+              "Pipeline p; static Instant t(long millis) { return new Instant(millis); }"),
+          given(
+              "Await.java",
+              "import dev.eventide.testing.waits.Await;",
+              "String job; int before; static int checkpointCount(String job) { return 0; }"),
+          given(
+              "Aggregate.java",
+              "import java.io.Serializable;",
+              "record Event(String user, long time) implements Serializable {}"
+                  + " PCollection<Event> events; PCollection<Long> numbers;"),
+          given("AggregateFilter.java", "", "PCollection<Integer> numbers;"),
+          given("AggregateFlatMap.java", "", "PCollection<String> lines;"),
+          given("AggregateMap.java", "", "PCollection<String> words;"),
+          given(
+              "AggregateJoin.java",
+              "import java.io.Serializable;",
+              "record Click(String adId, long time) implements Serializable {}"
+                  + " record Impression(String adId, long time) implements Serializable {}"
+                  + " PCollection<Click> clicks; PCollection<Impression> impressions;"),
+          given("Sharing.java", "", "PCollection<Event> events; Workload workload;"),
+          given(
+              "SlidingWindows.java",
+              "import dev.eventide.trends.internal.engine.SlidingWindows;",
+              ""),
+          given(
+              "TrendAggregate.java",
+              "import dev.eventide.trends.beam.DeadLetter;",
+              "PCollection<Event> events; Workload workload;"),
+          given("Seeds.java", "", "static void assertSameResults(long seed) {}"),
+          members("OnEachRunner.java", "import org.apache.beam.sdk.testing.*;"));
+
+  private static Map.Entry<String, Given> given(String file, String imports, String members) {
+    return Map.entry(file, new Given(importLines(imports), members, false));
+  }
+
+  /** The examples of {@code file} are class members (a method, a type), not a method's body. */
+  private static Map.Entry<String, Given> members(String file, String imports) {
+    return Map.entry(file, new Given(importLines(imports), "", true));
+  }
+
+  private static List<String> importLines(String imports) {
+    List<String> lines = new ArrayList<>();
+    for (String line : imports.split(";")) {
+      if (!line.isBlank()) {
+        lines.add(line.strip() + ";");
+      }
+    }
+    return lines;
+  }
+
+  private JavadocGivens() {}
+
+  /** {@code snippet} with what the examples of {@code file} assume. */
+  static DocsSnippetsTest.Snippet complete(DocsSnippetsTest.Snippet snippet, String file) {
+    Given given = GIVENS.get(file);
+    if (given == null) {
+      return snippet;
+    }
+    List<String> imports = new ArrayList<>(snippet.imports());
+    imports.addAll(given.imports());
+    return new DocsSnippetsTest.Snippet(
+        snippet.where(),
+        imports,
+        snippet.given() + given.members() + "\n",
+        snippet.code(),
+        snippet.members() || given.exampleIsMembers());
+  }
+}

@@ -7,6 +7,20 @@ import java.net.URI;
  * Opens block stores of another URI scheme: implement it, list the class in {@code
  * META-INF/services/dev.eventide.blockstore.BlockStoreProvider}, and {@link BlockStores#open} finds
  * it with {@link java.util.ServiceLoader} on every worker.
+ *
+ * <pre>{@code
+ * public final class MirroredStores implements BlockStoreProvider {
+ *   @Override
+ *   public String scheme() {
+ *     return "mirror";   // opens mirror:NAME
+ *   }
+ *
+ *   @Override
+ *   public BlockStore open(URI uri) throws IOException {
+ *     return BlockStores.open("memory:" + uri.getSchemeSpecificPart());
+ *   }
+ * }
+ * }</pre>
  */
 public interface BlockStoreProvider {
   /** The URI scheme this provider opens, such as {@code s3}. */

@@ -9,7 +9,14 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Opens a {@link BlockStore} from its URI. */
+/**
+ * Opens a {@link BlockStore} from its URI.
+ *
+ * <pre>{@code
+ * BlockStores.checkUri("gs://my-bucket/eventide");   // refuses a bad URI before a job starts
+ * BlockStore store = BlockStores.open("file:///var/eventide/blocks");
+ * }</pre>
+ */
 public final class BlockStores {
   /** {@code memory:name} stores live as long as the JVM, so every worker thread sees one store. */
   private static final Map<String, InMemoryBlockStore> MEMORY = new ConcurrentHashMap<>();

@@ -19,6 +19,16 @@ import org.joda.time.Instant;
  * bound of a window whose state was (or will be) deleted. A value of several windows (sliding
  * windows) may be a dead letter for some and counted in others.
  *
+ * <pre>{@code
+ * TieredWindow.Result<String, Double, Double> out =
+ *     readings.apply(
+ *         TieredWindow.of(FixedWindows.of(Duration.standardMinutes(1)), median)
+ *             .withAllowedLateness(Duration.standardHours(6))
+ *             .withOutputCoder(DoubleCoder.of())
+ *             .withDeadLetters());
+ * PCollection<DeadLetter<String, Double>> tooLate = out.deadLetters();   // key, value, window, why
+ * }</pre>
+ *
  * @param latenessMillis how long after the window's end the value came (the watermark it met)
  * @param cleanupMillis the window's cleanup bound, which the lateness exceeded
  */

@@ -6,6 +6,14 @@ import org.apache.beam.sdk.PipelineResult;
 /**
  * Reads {@link TieredWindow}'s metrics from a finished pipeline, summed over every {@code
  * TieredWindow} of it (attempted values: Flink does not report committed ones).
+ *
+ * <pre>{@code
+ * PipelineResult result = pipeline.run();
+ * result.waitUntilFinish();
+ * long blocks = TieringMetrics.counter(result, "blocksWritten");
+ * double ioWait = TieringMetrics.mean(result, "lateFiringIoWaitMillis");
+ * long held = TieringMetrics.counter(result, TieringMetrics.WINDOWS_HOLDING_STATE);   // 0 at the end
+ * }</pre>
  */
 public final class TieringMetrics {
   /** The namespace of every {@code TieredWindow} metric. */

@@ -15,6 +15,13 @@ import org.joda.time.Duration;
  * 1). A δ window keyed by all attributes holds only identical tuples, so T is f_FM(t) for each of
  * its {@code m} copies; {@link Embedded} records {@code m} rather than repeating T. The output
  * keeps the input's timestamp (Lemma 2).
+ *
+ * <pre>{@code
+ * PCollection<Embedded<String>> embedded =
+ *     lines.apply(
+ *         Embed.flatMap((String line) -> Arrays.asList(line.split(" ")), StringUtf8Coder.of()));
+ * PCollection<String> words = embedded.apply(Unwrap.create());   // X: AggregateFlatMap's words
+ * }</pre>
  */
 public final class Embed<InputT, OutputT>
     extends PTransform<PCollection<InputT>, PCollection<Embedded<OutputT>>> {

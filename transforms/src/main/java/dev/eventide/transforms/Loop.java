@@ -36,6 +36,16 @@ import org.joda.time.Instant;
  * Loop.of(aggregate)} applies a δ-window Aggregate keyed by all attributes to its input <em>and to
  * every output it produces</em>, until it produces nothing, and emits every output.
  *
+ * <pre>{@code
+ * // Halve an even number again and again: 12 gives 6, then 3, then nothing.
+ * Aggregate<Long, Long, Long> halve =
+ *     Aggregate.byAllAttributes(
+ *             (IntervalWindow window, Long x, List<Long> copies) ->
+ *                 x % 2 == 0 ? Optional.of(x / 2) : Optional.<Long>empty())
+ *         .withOutputCoder(VarLongCoder.of());
+ * PCollection<Long> halvings = numbers.apply(Loop.of(halve).withMaxIterations(64));
+ * }</pre>
+ *
  * <p>Per tuple value and timestamp τ, the copies that arrive on time are counted until an
  * event-time timer at τ fires; the timer holds the output watermark at τ until the loop has drained
  * (condition C3: the watermark moves on only after every looped result is out). In the firing, f_O

@@ -8,6 +8,13 @@ import org.apache.beam.sdk.metrics.Metrics;
  * The operators' Beam metrics, in namespace {@value #NAMESPACE}: read them from a {@code
  * PipelineResult} or a runner's UI.
  *
+ * <pre>{@code
+ * PipelineResult result = pipeline.run();
+ * result.waitUntilFinish();
+ * long dropped =
+ *     JobMetrics.counter(result, TransformMetrics.NAMESPACE, TransformMetrics.DROPPED_TUPLES);
+ * }</pre>
+ *
  * <ul>
  *   <li>{@value #LOOP_ITERATIONS}: f_O calls of {@link Loop} on its own outputs (for X, one per
  *       unwrapped tuple).

@@ -12,6 +12,13 @@ import org.joda.time.Duration;
  * with their exact multiplicity. Literally Listing 3: {@code Loop.of(A1)} followed by A2, both
  * Aggregates over δ windows keyed by all attributes.
  *
+ * <pre>{@code
+ * PCollection<String> words =
+ *     lines
+ *         .apply(Embed.flatMap((String line) -> Arrays.asList(line.split(" ")), StringUtf8Coder.of()))
+ *         .apply(Unwrap.<String>create().withAllowedLateness(Duration.standardMinutes(5)));
+ * }</pre>
+ *
  * <ul>
  *   <li>A1 turns the copies of an E output that met in its window into position 0 of a loop, and
  *       position c into position c + 1 while c + 1 &lt; |T|; {@link Loop} feeds every output back.

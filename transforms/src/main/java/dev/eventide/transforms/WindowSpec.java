@@ -10,6 +10,13 @@ import org.joda.time.Duration;
 /**
  * The paper's window Γ(WA, WS): instances {@code [ℓ·WA, ℓ·WA + WS)} for integers ℓ, tumbling when
  * the advance WA equals the size WS, sliding when WA &lt; WS.
+ *
+ * <pre>{@code
+ * WindowSpec minutes = WindowSpec.tumbling(Duration.standardMinutes(1));
+ * WindowSpec hours = WindowSpec.sliding(Duration.standardHours(1), Duration.standardMinutes(10));
+ * hours.size();      // WS: 1 hour
+ * hours.advance();   // WA: 10 minutes; an event at 10:25 is in the instances from 9:30 to 10:20
+ * }</pre>
  */
 public final class WindowSpec implements Serializable {
   private static final long serialVersionUID = 1L;

@@ -9,6 +9,12 @@ import java.util.Objects;
 /**
  * One event of the stream: a type, a timestamp in epoch milliseconds and attributes whose values
  * are numbers ({@link BigDecimal}, exact) or strings. Immutable.
+ *
+ * <pre>{@code
+ * Event travel = Event.of("Travel", 2_000, "driver", 7, "district", 3, "speed", 8.5);
+ * travel.type();                  // "Travel"
+ * travel.attribute("speed");      // BigDecimal 8.5
+ * }</pre>
  */
 public final class Event implements java.io.Serializable {
   private static final long serialVersionUID = 1L;

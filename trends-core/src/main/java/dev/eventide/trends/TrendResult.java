@@ -7,6 +7,13 @@ import java.util.Map;
  * integers as decimal strings, sums as plain decimals, AVG to 34 significant digits; null for AVG,
  * MIN and MAX when no trend holds an event of the aggregated type.
  *
+ * <pre>{@code
+ * for (TrendResult r : Engines.HAMLET.evaluate(workload, events)) {
+ *   System.out.println(r.query() + " " + r.group() + " [" + r.windowStart() + ", " + r.windowEnd()
+ *       + "): " + r.value());
+ * }
+ * }</pre>
+ *
  * @param group each GROUPBY attribute's value (a {@link java.math.BigDecimal} or a String), in
  *     GROUPBY order; empty without GROUPBY
  * @param windowEnd exclusive

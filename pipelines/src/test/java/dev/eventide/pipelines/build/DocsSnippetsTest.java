@@ -110,7 +110,7 @@ class DocsSnippetsTest {
     for (Path source : sources) {
       String where = root.relativize(source).toString();
       for (Snippet s : snippetsOf(where, javadocAsMarkdown(Files.readAllLines(source)))) {
-        snippets.add(JavadocGivens.complete(s, source.getFileName().toString()));
+        snippets.add(JavadocGivens.complete(s, where));
       }
     }
     assertTrue(snippets.size() >= 20, "javadoc examples found: " + snippets.size());

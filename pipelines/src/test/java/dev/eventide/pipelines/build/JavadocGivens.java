@@ -76,7 +76,36 @@ final class JavadocGivens {
               "import dev.eventide.trends.beam.DeadLetter;",
               "PCollection<Event> events; Workload workload;"),
           given("Seeds.java", "", "static void assertSameResults(long seed) {}"),
-          members("OnEachRunner.java", "import org.apache.beam.sdk.testing.*;"));
+          members("OnEachRunner.java", "import org.apache.beam.sdk.testing.*;"),
+          given("WindowSpec.java", "", ""),
+          given("Loop.java", "", "PCollection<Long> numbers;"),
+          given("Embed.java", "", "PCollection<String> lines;"),
+          given("Unwrap.java", "", "PCollection<String> lines;"),
+          given(
+              "TransformMetrics.java",
+              "import dev.eventide.runtime.JobMetrics;",
+              "Pipeline pipeline;"),
+          given(
+              "tiering/DeadLetter.java",
+              "import dev.eventide.tiering.DeadLetter;",
+              "PCollection<KV<String, Double>> readings;"
+                  + " WindowFunction<String, Double, Double> median;"),
+          given(
+              "beam/DeadLetter.java",
+              "import dev.eventide.trends.beam.DeadLetter;",
+              "PCollection<Event> events; Workload workload;"),
+          given("TieringMetrics.java", "", "Pipeline pipeline;"),
+          given("WindowFunction.java", "", ""),
+          given("Event.java", "", ""),
+          given("TrendResult.java", "", "Workload workload; List<Event> events;"),
+          given("TrendEngine.java", "", "Workload workload;"),
+          given("Engines.java", "", "String queries; List<Event> events;"),
+          given("Workload.java", "", ""),
+          given("TrendMetrics.java", "", "Pipeline pipeline;"),
+          given("BlockStores.java", "import dev.eventide.blockstore.*;", ""),
+          members(
+              "BlockStoreProvider.java",
+              "import dev.eventide.blockstore.*; import java.io.IOException; import java.net.URI;"));
 
   private static Map.Entry<String, Given> given(String file, String imports, String members) {
     return Map.entry(file, new Given(importLines(imports), members, false));
@@ -99,9 +128,18 @@ final class JavadocGivens {
 
   private JavadocGivens() {}
 
-  /** {@code snippet} with what the examples of {@code file} assume. */
-  static DocsSnippetsTest.Snippet complete(DocsSnippetsTest.Snippet snippet, String file) {
-    Given given = GIVENS.get(file);
+  /**
+   * {@code snippet} with what the examples of the source at {@code path} assume: the entry whose
+   * key ends the path ({@code Await.java}, or {@code tiering/DeadLetter.java} where two files share
+   * a name).
+   */
+  static DocsSnippetsTest.Snippet complete(DocsSnippetsTest.Snippet snippet, String path) {
+    Given given = null;
+    for (Map.Entry<String, Given> e : GIVENS.entrySet()) {
+      if (path.endsWith("/" + e.getKey())) {
+        given = e.getValue();
+      }
+    }
     if (given == null) {
       return snippet;
     }

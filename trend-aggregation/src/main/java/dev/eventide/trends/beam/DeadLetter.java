@@ -12,6 +12,15 @@ import org.apache.beam.sdk.coders.StringUtf8Coder;
  * An event {@link TrendAggregate} did not aggregate, with the reason: it lacks an attribute the
  * workload needs (or has one of the wrong kind), its time is outside what windows can represent, or
  * it came later than the allowed lateness of the queries that read it.
+ *
+ * <pre>{@code
+ * TrendAggregate.Result out = events.apply(TrendAggregate.of(workload));
+ * PCollection<String> reasons =
+ *     out.deadLetters()
+ *         .apply(
+ *             MapElements.into(TypeDescriptors.strings())
+ *                 .via((DeadLetter d) -> d.event().type() + ": " + d.reason()));
+ * }</pre>
  */
 public record DeadLetter(Event event, String reason) {
 

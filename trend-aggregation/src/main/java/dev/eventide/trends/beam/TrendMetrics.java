@@ -10,6 +10,13 @@ import org.apache.beam.sdk.metrics.Metrics;
  * finished pipeline (attempted values, summed over every {@code TrendAggregate}: Flink does not
  * report committed ones).
  *
+ * <pre>{@code
+ * PipelineResult result = pipeline.run();
+ * result.waitUntilFinish();
+ * long late = TrendMetrics.counter(result, "lateEvents");
+ * long held = TrendMetrics.counter(result, "keysHoldingState");   // 0 once nothing is pending
+ * }</pre>
+ *
  * <ul>
  *   <li>{@code events}: input events; {@code eventsIgnored}: of a type no query reads;
  *   <li>{@code lateEvents}: arrived after their time was evaluated, within the allowed lateness

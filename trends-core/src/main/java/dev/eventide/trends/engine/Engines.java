@@ -14,7 +14,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
 
-/** The engines by name, as the command line and the benchmarks choose them. */
+/**
+ * The engines by name, as the command line and the benchmarks choose them.
+ *
+ * <pre>{@code
+ * Workload workload = Workload.parse(queries);
+ * Engines.check(workload);   // refuses, before any event is read, a query too large to evaluate
+ * List<TrendResult> results = Engines.ofCliName("hamlet").evaluate(workload, events);
+ * }</pre>
+ */
 public enum Engines {
   /** Running sums, bursts shared when the benefit model says it pays ({@link TrendPlan}). */
   HAMLET,

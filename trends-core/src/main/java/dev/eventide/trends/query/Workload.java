@@ -10,6 +10,17 @@ import java.util.List;
 /**
  * The queries of one query file, in the order they appear. Serializable, so Beam transforms can
  * carry it to workers.
+ *
+ * <pre>{@code
+ * Workload workload = Workload.parse("""
+ *     QUERY pool_trips
+ *     RETURN COUNT(*)
+ *     PATTERN SEQ(Request, Travel+)
+ *     WHERE [driver]
+ *     WITHIN 30 minutes SLIDE 10 minutes
+ *     """);
+ * Workload fromFile = Workload.fromFile(Path.of("rides.queries"));   // line and column in errors
+ * }</pre>
  */
 public record Workload(List<Query> queries) implements java.io.Serializable {
 

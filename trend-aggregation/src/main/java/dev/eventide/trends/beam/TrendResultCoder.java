@@ -13,7 +13,7 @@ import org.apache.beam.sdk.coders.VarLongCoder;
  * The Beam coder of {@link TrendResult}: query, GROUPBY values in GROUPBY order, window bounds and
  * the exact value (null for AVG, MIN or MAX without an event to aggregate).
  */
-public final class TrendResultCoder extends AtomicCoder<TrendResult> {
+final class TrendResultCoder extends AtomicCoder<TrendResult> {
   private static final TrendResultCoder INSTANCE = new TrendResultCoder();
   private static final long serialVersionUID = 1L;
   private static final NullableCoder<String> VALUE = NullableCoder.of(StringUtf8Coder.of());

@@ -28,7 +28,7 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  *   <li>DeadLetter: {@code event ROW<Event>, reason STRING}.
  * </ul>
  */
-public final class TrendSchemas implements SchemaProvider {
+final class TrendSchemas implements SchemaProvider {
   private static final long serialVersionUID = 1L;
 
   /** A named value: an attribute of an event or a GROUPBY value of a result. */

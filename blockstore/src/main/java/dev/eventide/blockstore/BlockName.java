@@ -10,6 +10,11 @@ import java.util.regex.Pattern;
  * The name of a block: the hash of its owner (the key and window whose state it holds) and the hash
  * of its contents, both in hex. Whatever an owner's key looks like ({@code ../../etc} included), a
  * name is only hex digits, so it never becomes a path of its own choosing.
+ *
+ * <pre>{@code
+ * BlockName name = BlockName.of("sensor-7/2026-12-05T10:00", bytes);   // hash of owner, contents
+ * BlockName same = BlockName.parse(name.path());                         // as the store files it
+ * }</pre>
  */
 public record BlockName(String owner, String content) {
   private static final Pattern OWNER = Pattern.compile("[0-9a-f]{32}");

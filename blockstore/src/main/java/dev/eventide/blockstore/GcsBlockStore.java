@@ -17,6 +17,12 @@ import java.util.List;
  * hash>.blk}. An object upload is atomic, so a reader never sees half a block; a block already
  * there is not uploaded again.
  *
+ * <pre>{@code
+ * Storage storage = GcsBlockStore.withRetries(StorageOptions.newBuilder()).build().getService();
+ * BlockStore store = new GcsBlockStore(storage, "my-bucket", "eventide/");
+ * // the same as BlockStores.open("gs://my-bucket/eventide")
+ * }</pre>
+ *
  * <p>Every request is idempotent — a block is created only if it does not exist (a block named by
  * its contents that exists holds these very bytes), and reads, lists and deletes of such blocks can
  * be repeated — so the store opened by {@code BlockStores} retries every request that fails

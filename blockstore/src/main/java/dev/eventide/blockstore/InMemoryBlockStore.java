@@ -5,7 +5,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Blocks on the heap, for tests and small jobs; {@code memory:name} in a URI. */
+/**
+ * Blocks on the heap, for tests and small jobs; {@code memory:name} in a URI.
+ *
+ * <pre>{@code
+ * BlockStore store = BlockStores.open("memory:test-run");   // one per name in this JVM
+ * BlockStore own = new InMemoryBlockStore("scratch");       // or one of your own
+ * }</pre>
+ */
 public final class InMemoryBlockStore implements BlockStore {
   private final String uri;
   // By owner hash, so that listing an owner's blocks does not scan every block of the store.

@@ -19,6 +19,11 @@ import java.util.UUID;
  * default store, {@code file:///dir} in a URI. A block is written to a temporary file, forced to
  * disk and moved into place atomically (then the directory is forced too), so a reader never sees
  * half a block and a crash leaves at most a temporary file behind.
+ *
+ * <pre>{@code
+ * BlockStore store = new LocalFileBlockStore(Path.of("/var/eventide/blocks"));
+ * // the same as BlockStores.open("file:///var/eventide/blocks")
+ * }</pre>
  */
 public final class LocalFileBlockStore implements BlockStore {
   private static final String TEMPORARY = ".tmp-";

@@ -103,6 +103,21 @@ final class JavadocGivens {
           given("Workload.java", "", ""),
           given("TrendMetrics.java", "", "Pipeline pipeline;"),
           given("BlockStores.java", "import dev.eventide.blockstore.*;", ""),
+          given("BlockName.java", "import dev.eventide.blockstore.*;", "byte[] bytes;"),
+          given("LocalFileBlockStore.java", "import dev.eventide.blockstore.*;", ""),
+          given("InMemoryBlockStore.java", "import dev.eventide.blockstore.*;", ""),
+          given(
+              "GcsBlockStore.java",
+              "import dev.eventide.blockstore.*; import com.google.cloud.storage.*;",
+              ""),
+          given("EventJson.java", "import dev.eventide.trends.io.EventJson;", ""),
+          given(
+              "ResultJson.java",
+              "import dev.eventide.trends.io.ResultJson;",
+              "Workload workload; List<Event> events;"),
+          given("TextLines.java", "import dev.eventide.trends.io.TextLines;", ""),
+          given("TrendEvents.java", "", "PCollection<Row> rows; Workload workload;"),
+          given("EventCoder.java", "", "Pipeline p;"),
           members(
               "BlockStoreProvider.java",
               "import dev.eventide.blockstore.*; import java.io.IOException; import java.net.URI;"));

@@ -19,6 +19,12 @@ import org.apache.beam.sdk.coders.VarLongCoder;
 /**
  * The Beam coder of {@link Event}: type, time, then the attributes sorted by name, each a number
  * (exact {@link BigDecimal}) or a string. Deterministic: equal events encode to equal bytes.
+ *
+ * <pre>{@code
+ * PCollection<Event> events =
+ *     p.apply(Create.of(Event.of("Request", 1_000, "driver", 7)).withCoder(EventCoder.of()));
+ * // Beam also finds it by itself for a PCollection<Event>
+ * }</pre>
  */
 public final class EventCoder extends AtomicCoder<Event> {
   private static final EventCoder INSTANCE = new EventCoder();

@@ -19,7 +19,15 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 import org.joda.time.ReadableInstant;
 
-/** Turns other records into trend {@link Event}s. */
+/**
+ * Turns other records into trend {@link Event}s.
+ *
+ * <pre>{@code
+ * // rows with fields type STRING, time INT64 (epoch ms), and numeric or string attributes
+ * PCollection<Event> events = rows.apply(TrendEvents.fromRows("type", "time"));
+ * TrendAggregate.Result out = events.apply(TrendAggregate.of(workload));
+ * }</pre>
+ */
 public final class TrendEvents {
   private TrendEvents() {}
 

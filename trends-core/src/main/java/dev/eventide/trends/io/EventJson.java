@@ -20,6 +20,11 @@ import java.util.function.Predicate;
  * attribute: a string, or a number kept exact whose magnitude is within a {@code double}'s range
  * (0, or from {@value #SMALLEST} to {@value #LARGEST}).
  *
+ * <pre>{@code
+ * Event e = EventJson.parse("{\"type\":\"Travel\",\"time\":2000,\"driver\":7,\"speed\":8.5}", 1);
+ * // line 1 of its file, for the message of a bad line
+ * }</pre>
+ *
  * <p>A line is one JSON object and nothing else: text after the object (a second object, a comma)
  * and a field named twice make the line bad, never silently half-read.
  */

@@ -9,6 +9,12 @@ import java.util.Map;
 /**
  * Results as JSON lines: {@code {"query":"q1","group":{"district":3},"window_start":...,
  * "window_end":...,"value":"123456789012345678901"}}, group values with their JSON type.
+ *
+ * <pre>{@code
+ * for (TrendResult r : Engines.HAMLET.evaluate(workload, events)) {
+ *   System.out.println(ResultJson.format(r));   // {"query":"trips","group":{"district":3},...}
+ * }
+ * }</pre>
  */
 public final class ResultJson {
   private static final ObjectMapper MAPPER = new ObjectMapper();

@@ -18,6 +18,16 @@ import java.util.Arrays;
  * UTF-16 or UTF-32 byte order mark is refused when it is opened ({@link NotUtf8Exception}). A line
  * longer than {@link #MAX_LINE_BYTES} is a bad line (its text is cut), so one endless line cannot
  * exhaust memory.
+ *
+ * <pre>{@code
+ * try (TextLines lines = TextLines.open(Files.newInputStream(Path.of("events.jsonl")))) {
+ *   for (TextLines.Line line = lines.next(); line != null; line = lines.next()) {
+ *     if (!line.isValid()) {
+ *       System.err.println("line " + line.number() + ": " + line.problem());
+ *     }
+ *   }
+ * }
+ * }</pre>
  */
 public final class TextLines implements AutoCloseable {
   /** The longest line read whole, in bytes: 8 MiB. */

@@ -16,6 +16,12 @@ import org.apache.beam.sdk.coders.VarLongCoder;
  * The paper's embedded tuple ⟨τ, T, c⟩ that E produces and X unwraps (τ is the Beam timestamp). It
  * stands for the list {@code items} repeated {@code inputCopies × loopCopies} times:
  *
+ * <pre>{@code
+ * PCollection<Embedded<String>> wordLists =
+ *     lines.apply(Embed.flatMap((String line) -> List.of(line.split(" ")), StringUtf8Coder.of()));
+ * PCollection<String> words = wordLists.apply(Unwrap.unrolled(64));   // lines of 64 words at most
+ * }</pre>
+ *
  * <ul>
  *   <li>{@code inputCopies}: identical input tuples that met in E's δ window, each contributing
  *       {@code items} (the paper concatenates them; a count carries the same information in

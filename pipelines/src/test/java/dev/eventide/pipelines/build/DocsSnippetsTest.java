@@ -10,6 +10,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import javax.tools.Diagnostic;
 import javax.tools.DiagnosticCollector;
@@ -115,6 +118,62 @@ class DocsSnippetsTest {
     }
     assertTrue(snippets.size() >= 20, "javadoc examples found: " + snippets.size());
     assertCompile(snippets, classes);
+  }
+
+  /** The modules a user depends on, whose public types each open with an example. */
+  private static final List<String> LIBRARY_MODULES =
+      List.of(
+          "runtime",
+          "blockstore",
+          "transforms",
+          "state-tiering",
+          "trends-core",
+          "trend-aggregation");
+
+  /** Public because Beam's ServiceLoader needs them; users never call them. */
+  private static final Set<String> WITHOUT_EXAMPLE = Set.of("Registrars");
+
+  /**
+   * Every public type of the library modules, outside their internal packages, opens its javadoc
+   * with an example (which {@link #everyJavadocExampleCompiles} compiles).
+   */
+  @Test
+  void everyPublicTypeOfTheLibraryHasAnExample() throws IOException {
+    Path root = repositoryRoot();
+    List<String> without = new ArrayList<>();
+    int checked = 0;
+    for (String module : LIBRARY_MODULES) {
+      List<Path> sources;
+      try (Stream<Path> files = Files.walk(root.resolve(module).resolve("src/main/java"))) {
+        sources =
+            files
+                .filter(f -> f.toString().endsWith(".java"))
+                .filter(f -> !f.toString().contains("/internal/"))
+                .sorted()
+                .toList();
+      }
+      for (Path source : sources) {
+        String name = source.getFileName().toString().replace(".java", "");
+        String text = Files.readString(source);
+        Matcher declaration =
+            Pattern.compile(
+                    "^public (?:final |abstract |sealed )*(?:class|interface|enum|record|@interface) "
+                        + name
+                        + "\\b",
+                    Pattern.MULTILINE)
+                .matcher(text);
+        if (!declaration.find() || WITHOUT_EXAMPLE.contains(name)) {
+          continue;
+        }
+        checked++;
+        int javadoc = text.lastIndexOf("/**", declaration.start());
+        if (javadoc < 0 || !text.substring(javadoc, declaration.start()).contains("<pre>{@code")) {
+          without.add(root.relativize(source).toString());
+        }
+      }
+    }
+    assertTrue(checked >= 40, "public types found: " + checked);
+    assertTrue(without.isEmpty(), () -> "public types without an example: " + without);
   }
 
   /**

@@ -118,6 +118,36 @@ final class JavadocGivens {
           given("TextLines.java", "import dev.eventide.trends.io.TextLines;", ""),
           given("TrendEvents.java", "", "PCollection<Row> rows; Workload workload;"),
           given("EventCoder.java", "", "Pipeline p;"),
+          given("Query.java", "", "String text;"),
+          given("Aggregation.java", "", "Query query;"),
+          given("Op.java", "import java.math.BigDecimal;", ""),
+          given("Patterns.java", "", "Query query;"),
+          given("Pattern.java", "", "Query query;"),
+          given("Predicate.java", "", "Query query;"),
+          given("TimeUnits.java", "import dev.eventide.trends.query.TimeUnits;", ""),
+          given("QueryException.java", "", ""),
+          given(
+              "EventSchema.java",
+              "import dev.eventide.trends.io.EventSchema;",
+              "Workload workload; Event event;"),
+          given(
+              "TrendJob.java",
+              "import dev.eventide.trends.io.*; import java.io.Writer;",
+              "Workload workload;"),
+          given("BadEventException.java", "import dev.eventide.trends.io.*;", "String text;"),
+          given(
+              "EventOrderException.java",
+              "import dev.eventide.trends.io.*; import java.io.Writer;",
+              "Workload workload; Writer results;"),
+          given("Embedded.java", "", "PCollection<String> lines;"),
+          given(
+              "CorruptBlockException.java",
+              "import dev.eventide.blockstore.*;",
+              "BlockStore store; BlockName name;"),
+          given(
+              "NoSuchBlockException.java",
+              "import dev.eventide.blockstore.*;",
+              "BlockStore store; BlockName name;"),
           members(
               "BlockStoreProvider.java",
               "import dev.eventide.blockstore.*; import java.io.IOException; import java.net.URI;"));

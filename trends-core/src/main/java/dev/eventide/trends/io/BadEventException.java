@@ -1,6 +1,16 @@
 package dev.eventide.trends.io;
 
-/** An event line that is not valid JSON, not a valid event, or lacks what the workload needs. */
+/**
+ * An event line that is not valid JSON, not a valid event, or lacks what the workload needs.
+ *
+ * <pre>{@code
+ * try {
+ *   Event e = EventJson.parse(text, 12);
+ * } catch (BadEventException e) {
+ *   System.err.println("line " + e.line() + ": " + e.reason());
+ * }
+ * }</pre>
+ */
 public final class BadEventException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 

@@ -14,6 +14,13 @@ import java.util.Map;
  * What a workload needs of the events of each type: the attributes it groups, partitions, filters
  * and aggregates by, and whether they must be numbers or strings. An event that lacks one is
  * rejected with a reason that names the query and the clause, rather than silently never matching.
+ *
+ * <pre>{@code
+ * EventSchema schema = EventSchema.of(workload);
+ * if (schema.reads(event.type())) {
+ *   String problem = schema.problemWith(event);   // null when the queries can use it
+ * }
+ * }</pre>
  */
 public final class EventSchema {
   private enum Kind {

@@ -22,6 +22,16 @@ import java.util.function.Consumer;
  * event further out of order stops the run with its line ({@link EventOrderException}), unless
  * {@link Options#sort()} reads and sorts the whole file first. A bad event line stops the job with
  * its line number, or, given a dead-letter writer, is written there with the reason and counted.
+ *
+ * <pre>{@code
+ * try (TextLines in = TextLines.open(Files.newInputStream(Path.of("events.jsonl")));
+ *     Writer results = Files.newBufferedWriter(Path.of("results.jsonl"));
+ *     Writer bad = Files.newBufferedWriter(Path.of("bad-lines.jsonl"))) {
+ *   TrendJob.Summary summary =
+ *       TrendJob.run(workload, Engines.HAMLET, in, results, bad, TrendJob.Options.inTimeOrder());
+ *   System.out.println(summary.events() + " events, " + summary.results() + " results");
+ * }
+ * }</pre>
  */
 public final class TrendJob {
 

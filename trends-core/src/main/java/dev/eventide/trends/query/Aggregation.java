@@ -2,6 +2,12 @@ package dev.eventide.trends.query;
 
 /**
  * A query's RETURN clause. {@code type} is null for COUNT(*); {@code attribute} is null for COUNT.
+ *
+ * <pre>{@code
+ * Aggregation returned = query.aggregation();       // RETURN ...
+ * boolean countsTrends = returned.equals(Aggregation.countTrends());   // RETURN COUNT(*)
+ * Aggregation.Kind kind = returned.kind();          // COUNT_TRENDS, COUNT_EVENTS, SUM, ...
+ * }</pre>
  */
 public record Aggregation(Kind kind, String type, String attribute)
     implements java.io.Serializable {

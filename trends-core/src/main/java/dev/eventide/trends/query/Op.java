@@ -2,7 +2,14 @@ package dev.eventide.trends.query;
 
 import java.math.BigDecimal;
 
-/** A comparison operator of a WHERE predicate. */
+/**
+ * A comparison operator of a WHERE predicate.
+ *
+ * <pre>{@code
+ * Op.LT.symbol();                                              // "<"
+ * Op.LT.test(new BigDecimal("8.5"), new BigDecimal("10"));     // true: WHERE Travel.speed < 10
+ * }</pre>
+ */
 public enum Op {
   LT("<"),
   LE("<="),

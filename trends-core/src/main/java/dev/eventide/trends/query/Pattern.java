@@ -8,6 +8,14 @@ import java.util.stream.Collectors;
 /**
  * A query's pattern (HAMLET Definition 1): an event type, a sequence, a Kleene plus, a negation
  * inside a sequence, a disjunction or a conjunction, nested freely.
+ *
+ * <pre>{@code
+ * Pattern p = query.pattern();   // PATTERN SEQ(Request, Travel+, NOT Cancel)
+ * p.kleeneTypes();               // [Travel]
+ * if (p instanceof Pattern.Seq seq) {
+ *   seq.items();               // Request, Travel+, NOT Cancel
+ * }
+ * }</pre>
  */
 public sealed interface Pattern extends java.io.Serializable {
 

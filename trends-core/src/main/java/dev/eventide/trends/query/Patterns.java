@@ -1,6 +1,12 @@
 package dev.eventide.trends.query;
 
-/** Small helpers over {@link Pattern}. */
+/**
+ * Small helpers over {@link Pattern}.
+ *
+ * <pre>{@code
+ * Pattern p = Patterns.unwrap(query.pattern());   // SEQ(Travel+) is Travel+
+ * }</pre>
+ */
 public final class Patterns {
   private Patterns() {}
 

@@ -2,7 +2,16 @@ package dev.eventide.trends.query;
 
 import java.math.BigDecimal;
 
-/** A WHERE predicate other than equivalence. */
+/**
+ * A WHERE predicate other than equivalence.
+ *
+ * <pre>{@code
+ * for (Predicate.OnEvent where : query.eventPredicates("Travel")) {
+ *   // WHERE Travel.speed < 10: attribute "speed", op Op.LT, constant 10
+ *   System.out.println(where.attribute() + " " + where.op().symbol() + " " + where.constant());
+ * }
+ * }</pre>
+ */
 public sealed interface Predicate extends java.io.Serializable {
 
   /** The event type whose events the predicate constrains. */

@@ -9,6 +9,14 @@ import java.util.TreeSet;
  * sliding window of {@code within} milliseconds advancing by {@code slide}. Windows are {@code
  * [k·slide, k·slide + within)}.
  *
+ * <pre>{@code
+ * Query trips = Workload.parse(text).queries().get(0);
+ * trips.name();      // "pool_trips"
+ * trips.types();     // the event types its pattern reads
+ * trips.within();    // WITHIN in milliseconds; slide() is SLIDE
+ * trips.groupBy();   // the GROUPBY attributes
+ * }</pre>
+ *
  * @param line the line of the file where the query starts, for messages
  * @param column the column where it starts
  */

@@ -3,6 +3,14 @@ package dev.eventide.trends.query;
 /**
  * A query file that cannot be parsed or does not make sense, with the place of the problem (for a
  * query whose pattern cannot be compiled, the place where the query starts).
+ *
+ * <pre>{@code
+ * try {
+ *   Workload.fromFile(Path.of("rides.queries"));
+ * } catch (QueryException e) {
+ *   System.err.println(e.getMessage());   // rides.queries:3:17: expected ...
+ * }
+ * }</pre>
  */
 public final class QueryException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;

@@ -6,6 +6,11 @@ import java.util.Locale;
  * The one duration syntax of Eventide's query files and command line: a whole number and a unit,
  * with or without a space between ({@code 250ms}, {@code 10 s}, {@code 5m}, {@code 30 minutes},
  * {@code 2h}, {@code 1 day}).
+ *
+ * <pre>{@code
+ * long minute = TimeUnits.millisPer("minutes");   // 60_000
+ * long none = TimeUnits.millisPer("fortnight");    // -1: not a unit, see TimeUnits.UNITS
+ * }</pre>
  */
 public final class TimeUnits {
   /** The units, as error messages and help texts name them. */

@@ -13,6 +13,11 @@ import org.joda.time.Instant;
 /**
  * One event of a {@link LateEventGenerator} stream.
  *
+ * <pre>{@code
+ * List<LateEvent> events = LateEventGenerator.builder().setEvents(1_000).build().generate();
+ * long late = events.stream().filter(LateEvent::isLate).count();
+ * }</pre>
+ *
  * @param key the event's key, in {@code [0, keys)}
  * @param value the payload: a random integer, as in the Aion paper's "average" workload
  * @param eventTime when the event happened (its Beam timestamp)

@@ -18,6 +18,20 @@ import org.joda.time.Instant;
  * LatenessDistribution} (log-normal with μ=0, σ=1 by default). A share {@link #lateFraction()} of
  * events is delayed that way; the others carry their arrival time.
  *
+ * <pre>{@code
+ * LateEventGenerator generator =
+ *     LateEventGenerator.builder()
+ *         .setEvents(200_000)
+ *         .setWindow(Duration.standardSeconds(10))
+ *         .setLateFraction(0.1)
+ *         .setLateness(LatenessDistribution.logNormal(0.5, 1.0))   // in windows
+ *         .setSeed(7)
+ *         .build();
+ * for (LateEvent e : generator) {
+ *   // e.eventTime(), e.arrivalTime(), and the watermark it arrives under
+ * }
+ * }</pre>
+ *
  * <p>Watermarks are periodic, as in the paper: every {@link #watermarkPeriod()} of arrival time the
  * watermark moves to the start of the current period, so an event is late exactly when its event
  * time is before the period in which it arrives. Each event records the watermark it arrived under.

@@ -20,6 +20,11 @@ import org.apache.commons.math3.random.RandomGenerator;
  * exponentially with its age; {@link #uniform}, {@link #normal} and {@link #bursts} are the other
  * distributions of its staleness experiments.
  *
+ * <pre>{@code
+ * LatenessDistribution aion = LatenessDistribution.logNormal(0.5, 1.0);   // the paper's
+ * LatenessDistribution fromFlag = LatenessDistribution.parse("uniform(0,3)");
+ * }</pre>
+ *
  * <p>Instances are immutable, serializable specifications; {@link #sampler} binds one to a seeded
  * random generator. Samples are never negative.
  */

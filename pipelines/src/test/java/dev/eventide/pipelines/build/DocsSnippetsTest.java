@@ -128,7 +128,9 @@ class DocsSnippetsTest {
           "transforms",
           "state-tiering",
           "trends-core",
-          "trend-aggregation");
+          "trend-aggregation",
+          "generators",
+          "testing");
 
   /** Public because Beam's ServiceLoader needs them; users never call them. */
   private static final Set<String> WITHOUT_EXAMPLE = Set.of("Registrars");

@@ -148,6 +148,12 @@ final class JavadocGivens {
               "NoSuchBlockException.java",
               "import dev.eventide.blockstore.*;",
               "BlockStore store; BlockName name;"),
+          given("LateEventGenerator.java", "", ""),
+          given("LateEvent.java", "", ""),
+          given("LatenessDistribution.java", "", ""),
+          given("PipelineFailures.java", "", "Pipeline p;"),
+          given("TestRunner.java", "", ""),
+          given("LateEventStreams.java", "", "Pipeline p;"),
           members(
               "BlockStoreProvider.java",
               "import dev.eventide.blockstore.*; import java.io.IOException; import java.net.URI;"));

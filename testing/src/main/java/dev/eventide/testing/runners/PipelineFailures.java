@@ -2,7 +2,14 @@ package dev.eventide.testing.runners;
 
 import org.apache.beam.sdk.Pipeline;
 
-/** For tests of what a pipeline says when it fails. */
+/**
+ * For tests of what a pipeline says when it fails.
+ *
+ * <pre>{@code
+ * p.apply(Create.of(1)).apply(MapElements.into(TypeDescriptors.integers()).via((Integer x) -> x / 0));
+ * String messages = PipelineFailures.messagesOfFailedRun(p);   // "... / by zero ..."
+ * }</pre>
+ */
 public final class PipelineFailures {
   private PipelineFailures() {}
 

@@ -12,6 +12,13 @@ import org.apache.beam.sdk.testing.TestPipeline;
 /**
  * The runners an Eventide pipeline test can run on.
  *
+ * <pre>{@code
+ * Pipeline p = Pipeline.create(TestRunner.FLINK.options(2));   // embedded Flink, parallelism 2
+ * if (TestRunner.DIRECT.honorsTestStreamWatermarks()) {
+ *   // exact late panes can be asserted on the DirectRunner
+ * }
+ * }</pre>
+ *
  * <p>{@link #DIRECT} is Beam's DirectRunner with the options {@link TestPipeline} reads from the
  * {@code beamTestPipelineOptions} system property (the DirectRunner by default); it checks
  * immutability and encodability of every element, so it catches bugs that other runners hide.

@@ -11,6 +11,11 @@ import org.joda.time.Instant;
 /**
  * A {@link LateEventGenerator}'s stream replayed for tests: the same events in arrival order,
  * timestamped with their event times, with the watermark each arrived under.
+ *
+ * <pre>{@code
+ * LateEventGenerator generator = LateEventGenerator.builder().setEvents(5_000).setSeed(3).build();
+ * PCollection<LateEvent> events = p.apply(LateEventStreams.gatedReplay(generator));
+ * }</pre>
  */
 public final class LateEventStreams {
   private LateEventStreams() {}

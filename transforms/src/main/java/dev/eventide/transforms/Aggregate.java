@@ -105,7 +105,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
   abstract SerializableFunction<InputT, KeyT> keyFn();
 
-  // Null until given or inferred at expansion (see resolved).
+  // Null until given or inferred at expansion (see withCoders).
   abstract @Nullable Coder<KeyT> keyCoder();
 
   abstract MultiWindowFunction<KeyT, InputT, OutputT> outputFn();
@@ -228,7 +228,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
   /** The type of f_O's outputs where its class tells it; null for a lambda. */
   private static <K, I, O> @Nullable TypeDescriptor<O> outputType(WindowFunction<K, I, O> fn) {
-    return resolved(
+    return knownType(
         () ->
             TypeDescriptors.extractFromTypeParameters(
                 fn,
@@ -238,7 +238,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
   /** The type of f_O's outputs where its class tells it; null for a lambda. */
   private static <K, I, O> @Nullable TypeDescriptor<O> outputType(MultiWindowFunction<K, I, O> fn) {
-    return resolved(
+    return knownType(
         () ->
             TypeDescriptors.extractFromTypeParameters(
                 fn,
@@ -247,7 +247,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
   }
 
   /** The type {@code extract} gives, or null where erasure left it unknown (a lambda). */
-  private static <T> @Nullable TypeDescriptor<T> resolved(Supplier<TypeDescriptor<T>> extract) {
+  private static <T> @Nullable TypeDescriptor<T> knownType(Supplier<TypeDescriptor<T>> extract) {
     try {
       TypeDescriptor<T> type = extract.get();
       return type == null || type.hasUnresolvedParameters() ? null : type;
@@ -424,7 +424,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
   @Override
   public PCollection<OutputT> expand(PCollection<InputT> input) {
     if (keyCoder() == null || outputCoder() == null) {
-      return resolved(input).expand(input);
+      return withCoders(input).expand(input);
     }
     if (keyedByTuple()) {
       return expandPerInstance(input);
@@ -455,7 +455,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
    * @throws IllegalStateException naming the input and what to call, where neither serves
    */
   @SuppressWarnings("unchecked")
-  private Aggregate<InputT, KeyT, OutputT> resolved(PCollection<InputT> input) {
+  private Aggregate<InputT, KeyT, OutputT> withCoders(PCollection<InputT> input) {
     Coder<KeyT> keys = keyCoder();
     if (keys == null) {
       keys =
@@ -473,7 +473,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
 
   /** The type of f_K's keys where its class tells it; null for a lambda. */
   private @Nullable TypeDescriptor<KeyT> keyType() {
-    return resolved(() -> TypeDescriptors.outputOf(keyFn()));
+    return knownType(() -> TypeDescriptors.outputOf(keyFn()));
   }
 
   private static <T> Coder<T> registryCoder(

@@ -65,24 +65,18 @@ final class RunnerOptions {
   }
 
   /**
-   * The pipeline options of these flags, the job named {@code eventide-NAME-MILLIS}.
+   * The pipeline options of these flags, the job named {@code eventide-NAME-MILLIS}: the config
+   * file's, overridden by the flags that are set.
    *
    * @throws EventideCli.UsageException with what is wrong
    */
   PipelineOptions create(String jobName) {
-    PipelineOptions options = create(config, runner, flinkMaster, parallelism);
+    PipelineOptions options = fromFlags();
     options.setJobName("eventide-" + jobName + "-" + System.currentTimeMillis());
     return options;
   }
 
-  /**
-   * The pipeline options of a command's runner flags: the config file's, overridden by the flags
-   * that are set (null when not given).
-   *
-   * @throws EventideCli.UsageException with what is wrong
-   */
-  private static PipelineOptions create(
-      Path config, RunnerSelection.Runner runner, String flinkMaster, Integer parallelism) {
+  private PipelineOptions fromFlags() {
     try {
       RunnerSelection selection = RunnerSelection.fromConfig(Optional.ofNullable(config));
       if (runner != null) {

@@ -1,5 +1,6 @@
 package dev.eventide.transforms;
 
+import dev.eventide.transforms.internal.Checks;
 import java.util.Collections;
 import java.util.List;
 import org.apache.beam.sdk.transforms.PTransform;
@@ -35,7 +36,7 @@ public final class AggregateFilter<T> extends PTransform<PCollection<T>, PCollec
 
   /** Returns the same Filter with allowed lateness L (≥ 0). */
   public AggregateFilter<T> withAllowedLateness(Duration allowedLateness) {
-    return new AggregateFilter<>(predicate, Operators.checkLateness(allowedLateness));
+    return new AggregateFilter<>(predicate, Checks.checkLateness(allowedLateness));
   }
 
   @Override

@@ -1,5 +1,8 @@
 package dev.eventide.transforms;
 
+import dev.eventide.transforms.internal.Checks;
+import dev.eventide.transforms.primitives.Embed;
+import dev.eventide.transforms.primitives.Unwrap;
 import org.apache.beam.sdk.coders.CannotProvideCoderException;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.transforms.PTransform;
@@ -65,7 +68,7 @@ public final class AggregateFlatMap<InputT, OutputT>
   /** Returns the same FlatMap with allowed lateness L (≥ 0). */
   public AggregateFlatMap<InputT, OutputT> withAllowedLateness(Duration allowedLateness) {
     return new AggregateFlatMap<>(
-        outputType, fn, outputCoder, Operators.checkLateness(allowedLateness));
+        outputType, fn, outputCoder, Checks.checkLateness(allowedLateness));
   }
 
   /** Returns the same FlatMap with its outputs encoded by {@code coder}. */
@@ -89,8 +92,8 @@ public final class AggregateFlatMap<InputT, OutputT>
             e);
       }
     }
-    Operators.checkTupleCoder(input.getCoder(), "the input");
-    Operators.checkTupleCoder(coder, "the output");
+    Checks.checkTupleCoder(input.getCoder(), "the input");
+    Checks.checkTupleCoder(coder, "the output");
     return input
         .apply("E_FM", Embed.flatMap(fn, coder).withAllowedLateness(allowedLateness))
         .apply("X", Unwrap.<OutputT>create().withAllowedLateness(allowedLateness));

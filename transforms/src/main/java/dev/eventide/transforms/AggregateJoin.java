@@ -1,5 +1,10 @@
 package dev.eventide.transforms;
 
+import dev.eventide.transforms.internal.Checks;
+import dev.eventide.transforms.primitives.Aggregate;
+import dev.eventide.transforms.primitives.Embedded;
+import dev.eventide.transforms.primitives.Unwrap;
+import dev.eventide.transforms.primitives.WindowSpec;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,7 +121,7 @@ public final class AggregateJoin<L, R, K>
         Coder<K> keyCoder) {
       Objects.requireNonNull(leftKey, "the left key function");
       Objects.requireNonNull(rightKey, "the right key function");
-      Aggregate.requireDeterministic(keyCoder, "the join key coder");
+      Checks.requireDeterministic(keyCoder, "the join key coder");
       return new Keyed<>(
           right, new Plan<>(windows, leftKey, rightKey, keyCoder, Duration.ZERO, (l, r) -> true));
     }
@@ -134,7 +139,7 @@ public final class AggregateJoin<L, R, K>
 
     /** Returns the same join with allowed lateness L (≥ 0). */
     public Keyed<L, R, K> withAllowedLateness(Duration allowedLateness) {
-      return new Keyed<>(right, plan.withAllowedLateness(Operators.checkLateness(allowedLateness)));
+      return new Keyed<>(right, plan.withAllowedLateness(Checks.checkLateness(allowedLateness)));
     }
 
     /** The join with match predicate f_P: E_J then X. */
@@ -272,12 +277,11 @@ public final class AggregateJoin<L, R, K>
       Predicate<L, R> fp = predicate;
       return sides.apply(
           "A3+ (pairs per key and window)",
-          Aggregate.<JoinSides<L, R>, K, KV<L, R>>multiOutput(
-                  windows,
-                  keyOfSides(),
-                  keyCoder,
-                  (window, key, tuples) -> pairs(tuples, fp),
-                  pairCoder(inputs))
+          Aggregate.within(windows)
+              .keyedBy(keyOfSides())
+              .withKeyCoder(keyCoder)
+              .<KV<L, R>>viaMultiOutput((window, key, tuples) -> pairs(tuples, fp))
+              .withOutputCoder(pairCoder(inputs))
               .withAllowedLateness(allowedLateness));
     }
 
@@ -297,8 +301,8 @@ public final class AggregateJoin<L, R, K>
     private PCollection<JoinSides<L, R>> wrapSides(PCollectionTuple inputs) {
       PCollection<L> left = inputs.get(leftTag);
       PCollection<R> right = inputs.get(rightTag);
-      Operators.checkTupleCoder(left.getCoder(), "the left");
-      Operators.checkTupleCoder(right.getCoder(), "the right");
+      Checks.checkTupleCoder(left.getCoder(), "the left");
+      Checks.checkTupleCoder(right.getCoder(), "the right");
       JoinSides.JoinSidesCoder<L, R> sidesCoder =
           new JoinSides.JoinSidesCoder<>(left.getCoder(), right.getCoder());
       // A tuple at τ may still pair in a window instance ending as late as τ + WS, so the wrapping
@@ -308,19 +312,17 @@ public final class AggregateJoin<L, R, K>
       PCollection<JoinSides<L, R>> lefts =
           left.apply(
               "A1 (wrap left)",
-              Aggregate.byAllAttributes(
-                      left.getCoder(),
-                      (w, t, copies) -> Optional.of(new JoinSides<L, R>(copies, List.of())),
-                      sidesCoder)
+              Aggregate.<L, JoinSides<L, R>>byAllAttributes(
+                      (w, t, copies) -> Optional.of(new JoinSides<L, R>(copies, List.of())))
+                  .withOutputCoder(sidesCoder)
                   .withAllowedLateness(wrapLateness)
                   .countingLateness());
       PCollection<JoinSides<L, R>> rights =
           right.apply(
               "A2 (wrap right)",
-              Aggregate.byAllAttributes(
-                      right.getCoder(),
-                      (w, t, copies) -> Optional.of(new JoinSides<L, R>(List.of(), copies)),
-                      sidesCoder)
+              Aggregate.<R, JoinSides<L, R>>byAllAttributes(
+                      (w, t, copies) -> Optional.of(new JoinSides<L, R>(List.of(), copies)))
+                  .withOutputCoder(sidesCoder)
                   .withAllowedLateness(wrapLateness)
                   .countingLateness());
       return PCollectionList.of(lefts).and(rights).apply("P1 (flatten)", Flatten.pCollections());
@@ -332,17 +334,15 @@ public final class AggregateJoin<L, R, K>
       return wrapSides(inputs)
           .apply(
               "A3 (pair per key and window)",
-              Aggregate.<JoinSides<L, R>, K, Embedded<KV<L, R>>>of(
-                      windows,
-                      keyOfSides(),
-                      keyCoder,
+              Aggregate.within(windows)
+                  .keyedBy(keyOfSides())
+                  .withKeyCoder(keyCoder)
+                  .<Embedded<KV<L, R>>>via(
                       (window, key, tuples) -> {
                         List<KV<L, R>> pairs = pairs(tuples, fp);
-                        return pairs.isEmpty()
-                            ? Optional.empty()
-                            : Optional.of(Embedded.of(pairs, 1));
-                      },
-                      Embedded.EmbeddedCoder.of(pairCoder(inputs)))
+                        return pairs.isEmpty() ? Optional.empty() : Optional.of(Embedded.of(pairs));
+                      })
+                  .withOutputCoder(Embedded.EmbeddedCoder.of(pairCoder(inputs)))
                   .withAllowedLateness(allowedLateness));
     }
 

@@ -8,6 +8,8 @@ import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.eventide.transforms.primitives.Unwrap;
+import dev.eventide.transforms.primitives.WindowSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;

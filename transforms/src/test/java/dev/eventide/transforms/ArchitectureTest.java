@@ -1,6 +1,7 @@
 package dev.eventide.transforms;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -26,7 +27,8 @@ class ArchitectureTest {
   private static final ArchRule ONLY_AGGREGATE_AND_LOOP_ARE_ELEMENT_WISE =
       noClasses()
           .that()
-          .haveNameNotMatching("dev\\.eventide\\.transforms\\.(Aggregate|Loop)(\\$.*)?")
+          .haveNameNotMatching(
+              "dev\\.eventide\\.transforms\\.primitives\\.(Aggregate|Loop)(\\$.*)?")
           .should()
           .dependOnClassesThat()
           .haveFullyQualifiedName("org.apache.beam.sdk.transforms.ParDo")
@@ -44,6 +46,26 @@ class ArchitectureTest {
   @Test
   void onlyAggregateAndLoopContainElementWiseCode() {
     ONLY_AGGREGATE_AND_LOOP_ARE_ELEMENT_WISE.check(MAIN);
+  }
+
+  /**
+   * The operators depend on the primitives and never the other way, so that the primitives are a
+   * layer a user can compose alone.
+   */
+  @Test
+  void noPackageCycles() {
+    slices().matching("dev.eventide.(**)").should().beFreeOfCycles().check(MAIN);
+  }
+
+  @Test
+  void thePrimitivesDoNotDependOnTheOperators() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.eventide.transforms.primitives..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.eventide.transforms")
+        .check(MAIN);
   }
 
   @Test

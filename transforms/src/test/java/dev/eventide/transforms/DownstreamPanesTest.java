@@ -7,6 +7,7 @@ import dev.eventide.testing.differential.Seeds;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.testing.streams.EventTimeStream;
 import dev.eventide.testing.streams.GatedReplay;
+import dev.eventide.transforms.primitives.WindowSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -2,6 +2,7 @@ package dev.eventide.transforms;
 
 import dev.eventide.testing.differential.Differential;
 import dev.eventide.testing.runners.TestRunner;
+import dev.eventide.transforms.primitives.WindowSpec;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.testing.TestPipelineExtension;
 import org.apache.beam.sdk.values.PCollection;

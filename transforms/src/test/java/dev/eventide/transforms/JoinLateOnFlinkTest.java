@@ -4,6 +4,7 @@ import dev.eventide.testing.differential.Differential;
 import dev.eventide.testing.runners.OnEachRunner;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.testing.streams.GatedReplay;
+import dev.eventide.transforms.primitives.WindowSpec;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.values.PCollection;

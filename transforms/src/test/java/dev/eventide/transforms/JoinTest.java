@@ -4,6 +4,8 @@ import dev.eventide.testing.differential.Differential;
 import dev.eventide.testing.runners.OnEachRunner;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.testing.streams.EventTimeStream;
+import dev.eventide.transforms.primitives.Unwrap;
+import dev.eventide.transforms.primitives.WindowSpec;
 import java.util.List;
 import java.util.Random;
 import org.apache.beam.sdk.coders.KvCoder;

@@ -1,5 +1,6 @@
 package dev.eventide.transforms;
 
+import dev.eventide.transforms.primitives.WindowSpec;
 import org.apache.beam.sdk.coders.BooleanCoder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.transforms.DoFn;

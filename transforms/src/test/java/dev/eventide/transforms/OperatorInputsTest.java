@@ -2,6 +2,10 @@ package dev.eventide.transforms;
 
 import dev.eventide.testing.differential.Differential;
 import dev.eventide.testing.runners.OnEachRunner;
+import dev.eventide.transforms.primitives.Aggregate;
+import dev.eventide.transforms.primitives.Embed;
+import dev.eventide.transforms.primitives.Unwrap;
+import dev.eventide.transforms.primitives.WindowSpec;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -145,12 +149,11 @@ class OperatorInputsTest {
                       .discardingFiredPanes())
               .apply(
                   "Count " + i,
-                  Aggregate.<Integer, String, KV<String, Long>>of(
-                      WindowSpec.tumbling(Duration.millis(10)),
-                      x -> "all",
-                      StringUtf8Coder.of(),
-                      (window, key, tuples) -> Optional.of(KV.of(key, (long) tuples.size())),
-                      KvCoder.of(StringUtf8Coder.of(), VarLongCoder.of())));
+                  Aggregate.within(WindowSpec.tumbling(Duration.millis(10)))
+                      .keyedBy((Integer x) -> "all")
+                      .withKeyCoder(StringUtf8Coder.of())
+                      .via((window, key, tuples) -> Optional.of(KV.of(key, (long) tuples.size())))
+                      .withOutputCoder(KvCoder.of(StringUtf8Coder.of(), VarLongCoder.of())));
       PAssert.that(counts.apply("Panes " + i, ParDo.of(new PaneFn())))
           .containsInAnyOrder("3 ON_TIME", "1 ON_TIME");
     }

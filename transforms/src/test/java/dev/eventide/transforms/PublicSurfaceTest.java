@@ -1,6 +1,7 @@
 package dev.eventide.transforms;
 
 import dev.eventide.testing.api.PublicSurface;
+import dev.eventide.transforms.primitives.Aggregate;
 import java.io.IOException;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

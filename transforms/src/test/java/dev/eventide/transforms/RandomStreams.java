@@ -1,6 +1,7 @@
 package dev.eventide.transforms;
 
 import dev.eventide.testing.streams.EventTimeStream;
+import dev.eventide.transforms.primitives.WindowSpec;
 import java.util.Random;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
@@ -12,10 +13,11 @@ import org.joda.time.Instant;
  * and few distinct milliseconds, so identical tuples meet; out-of-order events; empty stretches;
  * and, when asked, events late within and beyond the allowed lateness of δ windows.
  */
-final class RandomStreams {
+public final class RandomStreams {
   private RandomStreams() {}
 
-  static EventTimeStream<Integer> stream(long seed, Duration lateness, boolean withLateData) {
+  public static EventTimeStream<Integer> stream(
+      long seed, Duration lateness, boolean withLateData) {
     Random random = new Random(seed);
     EventTimeStream<Integer> s =
         EventTimeStream.of(VarIntCoder.of())

@@ -8,11 +8,15 @@ import dev.eventide.testing.runners.OnEachRunner;
 import dev.eventide.testing.runners.PipelineFailures;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.testing.streams.EventTimeStream;
+import dev.eventide.transforms.primitives.Aggregate;
+import dev.eventide.transforms.primitives.Loop;
+import dev.eventide.transforms.primitives.WindowSpec;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.MapCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarIntCoder;
@@ -182,9 +186,9 @@ class SemanticDifferencesTest {
         .apply(
             Loop.of(
                     Aggregate.byAllAttributes(
-                        VarIntCoder.of(),
-                        (window, x, copies) -> Optional.of(x + 1),
-                        VarIntCoder.of()))
+                            (IntervalWindow window, Integer x, List<Integer> copies) ->
+                                Optional.of(x + 1))
+                        .withOutputCoder(VarIntCoder.of()))
                 .withMaxIterations(1_000));
     String messages = PipelineFailures.messagesOfFailedRun(p);
     assertThat(messages, containsString("Loop did not converge"));
@@ -195,12 +199,16 @@ class SemanticDifferencesTest {
   @Test
   void rejectsNonDeterministicTupleCoders() {
     MapCoder<String, Integer> coder = MapCoder.of(StringUtf8Coder.of(), VarIntCoder.of());
+    PCollection<Map<String, Integer>> maps =
+        Pipeline.create().apply(Create.of(List.of(Map.of("a", 1))).withCoder(coder));
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
             () ->
-                Aggregate.<Map<String, Integer>, Integer>byAllAttributes(
-                    coder, (w, m, copies) -> Optional.of(copies.size()), VarIntCoder.of()));
+                maps.apply(
+                    Aggregate.<Map<String, Integer>, Integer>byAllAttributes(
+                            (w, m, copies) -> Optional.of(copies.size()))
+                        .withOutputCoder(VarIntCoder.of())));
     assertThat(e.getMessage(), containsString(coder.toString()));
     assertThat(e.getMessage(), containsString("is not deterministic"));
     assertThat(e.getMessage(), containsString("compares keys by their encoding"));
@@ -226,11 +234,10 @@ class SemanticDifferencesTest {
         IllegalArgumentException.class,
         () ->
             Loop.of(
-                Aggregate.of(
-                    WindowSpec.tumbling(Duration.millis(5)),
-                    (Integer x) -> x,
-                    VarIntCoder.of(),
-                    (w, k, ts) -> Optional.of(k),
-                    VarIntCoder.of())));
+                Aggregate.within(WindowSpec.tumbling(Duration.millis(5)))
+                    .keyedBy((Integer x) -> x)
+                    .withKeyCoder(VarIntCoder.of())
+                    .via((w, k, ts) -> Optional.of(k))
+                    .withOutputCoder(VarIntCoder.of())));
   }
 }

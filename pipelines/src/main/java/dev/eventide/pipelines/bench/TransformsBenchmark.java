@@ -1,14 +1,14 @@
 package dev.eventide.pipelines.bench;
 
 import dev.eventide.runtime.JobMetrics;
-import dev.eventide.transforms.Aggregate;
 import dev.eventide.transforms.AggregateFilter;
 import dev.eventide.transforms.AggregateFlatMap;
 import dev.eventide.transforms.AggregateJoin;
 import dev.eventide.transforms.AggregateMap;
-import dev.eventide.transforms.Embed;
-import dev.eventide.transforms.Unwrap;
-import dev.eventide.transforms.WindowSpec;
+import dev.eventide.transforms.primitives.Aggregate;
+import dev.eventide.transforms.primitives.Embed;
+import dev.eventide.transforms.primitives.Unwrap;
+import dev.eventide.transforms.primitives.WindowSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;

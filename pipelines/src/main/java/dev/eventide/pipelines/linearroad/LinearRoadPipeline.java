@@ -10,7 +10,7 @@ import dev.eventide.pipelines.windows.WindowSteps;
 import dev.eventide.tiering.TieredWindow;
 import dev.eventide.tiering.WindowFunction;
 import dev.eventide.transforms.AggregateJoin;
-import dev.eventide.transforms.WindowSpec;
+import dev.eventide.transforms.primitives.WindowSpec;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;

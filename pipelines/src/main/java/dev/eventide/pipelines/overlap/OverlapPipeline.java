@@ -8,7 +8,7 @@ import dev.eventide.transforms.AggregateFilter;
 import dev.eventide.transforms.AggregateFlatMap;
 import dev.eventide.transforms.AggregateJoin;
 import dev.eventide.transforms.AggregateMap;
-import dev.eventide.transforms.WindowSpec;
+import dev.eventide.transforms.primitives.WindowSpec;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.Pipeline;

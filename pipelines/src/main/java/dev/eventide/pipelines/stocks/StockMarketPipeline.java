@@ -11,7 +11,7 @@ import dev.eventide.pipelines.windows.WindowSteps;
 import dev.eventide.tiering.TieredWindow;
 import dev.eventide.tiering.WindowFunction;
 import dev.eventide.transforms.AggregateJoin;
-import dev.eventide.transforms.WindowSpec;
+import dev.eventide.transforms.primitives.WindowSpec;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;

@@ -51,6 +51,7 @@ class DocsSnippetsTest {
           "import dev.eventide.testing.streams.*;",
           "import dev.eventide.tiering.*;",
           "import dev.eventide.transforms.*;",
+          "import dev.eventide.transforms.primitives.*;",
           "import dev.eventide.trends.*;",
           "import dev.eventide.trends.beam.*;",
           "import dev.eventide.trends.engine.*;",

@@ -139,7 +139,11 @@ final class JavadocGivens {
               "EventOrderException.java",
               "import dev.eventide.trends.io.*; import java.io.Writer;",
               "Workload workload; Writer results;"),
-          given("Embedded.java", "", "PCollection<String> lines;"),
+          given(
+              "Embedded.java",
+              "import java.io.Serializable;",
+              "record Event(String user, long time) implements Serializable {}"
+                  + " PCollection<Event> events; PCollection<String> lines;"),
           given(
               "CorruptBlockException.java",
               "import dev.eventide.blockstore.*;",

@@ -1,4 +1,4 @@
-package dev.eventide.transforms;
+package dev.eventide.transforms.primitives;
 
 import java.io.Serializable;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;

@@ -1,4 +1,4 @@
-package dev.eventide.transforms;
+package dev.eventide.transforms.primitives;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
@@ -8,6 +8,7 @@ import dev.eventide.testing.differential.Differential;
 import dev.eventide.testing.runners.OnEachRunner;
 import dev.eventide.testing.runners.PipelineFailures;
 import dev.eventide.testing.runners.TestRunner;
+import dev.eventide.transforms.RandomStreams;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

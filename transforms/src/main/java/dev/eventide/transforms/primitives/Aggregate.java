@@ -1,6 +1,7 @@
-package dev.eventide.transforms;
+package dev.eventide.transforms.primitives;
 
 import com.google.auto.value.AutoValue;
+import dev.eventide.transforms.internal.Checks;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -51,8 +52,8 @@ import org.joda.time.Instant;
  * (Beam's {@code IntervalWindow.maxTimestamp()}). A tuple that arrives after that but while {@code
  * γ.l + WS − δ + L} is not behind the watermark is still processed: panes are discarding, so {@code
  * f_O} then runs again on the late tuples alone and may emit a further output, in a late pane.
- * Later tuples are dropped. The multi-output variant A+ ({@link #multiOutput}) may emit any number
- * of outputs per firing; the paper keeps it for comparison.
+ * Later tuples are dropped. The multi-output variant A+ ({@link Keyed#viaMultiOutput}) may emit any
+ * number of outputs per firing; the paper keeps it for comparison.
  *
  * <pre>{@code
  * PCollection<KV<String, Long>> counts = events.apply(
@@ -196,7 +197,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
      * @throws IllegalArgumentException if it is not
      */
     public Keyed<InputT, KeyT> withKeyCoder(Coder<KeyT> keyCoder) {
-      requireDeterministic(Objects.requireNonNull(keyCoder, "keyCoder"), "f_K's key coder");
+      Checks.requireDeterministic(Objects.requireNonNull(keyCoder, "keyCoder"), "f_K's key coder");
       return new Keyed<>(windows, keyFn, keyCoder);
     }
 
@@ -271,42 +272,6 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
   }
 
   /**
-   * The Aggregate A(WA, WS, f_K, f_O, L = 0) with its coders, for the operators built from it.
-   *
-   * @throws IllegalArgumentException if {@code keyCoder} is not deterministic
-   */
-  static <InputT, KeyT, OutputT> Aggregate<InputT, KeyT, OutputT> of(
-      WindowSpec windows,
-      SerializableFunction<InputT, KeyT> keyFn,
-      Coder<KeyT> keyCoder,
-      WindowFunction<KeyT, InputT, OutputT> outputFn,
-      Coder<OutputT> outputCoder) {
-    requireDeterministic(keyCoder, "f_K's key coder");
-    return Aggregate.<InputT, KeyT, OutputT>builder(windows, keyFn, keyCoder, outputCoder)
-        .setOutputFn(atMostOne(outputFn))
-        .setAtMostOne(true)
-        .build();
-  }
-
-  /**
-   * The relaxed Aggregate A+ with its coders, for the operators built from it.
-   *
-   * @throws IllegalArgumentException if {@code keyCoder} is not deterministic
-   */
-  static <InputT, KeyT, OutputT> Aggregate<InputT, KeyT, OutputT> multiOutput(
-      WindowSpec windows,
-      SerializableFunction<InputT, KeyT> keyFn,
-      Coder<KeyT> keyCoder,
-      MultiWindowFunction<KeyT, InputT, OutputT> outputFn,
-      Coder<OutputT> outputCoder) {
-    requireDeterministic(keyCoder, "f_K's key coder");
-    return Aggregate.<InputT, KeyT, OutputT>builder(windows, keyFn, keyCoder, outputCoder)
-        .setOutputFn(outputFn)
-        .setAtMostOne(false)
-        .build();
-  }
-
-  /**
    * Returns an Aggregate over δ windows keyed by all attributes: each instance holds only identical
    * tuples with one timestamp, and its output keeps that timestamp (the paper's Lemma 2). Tuples
    * are compared by their encoding under the input's coder, which must be deterministic.
@@ -331,10 +296,13 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
         .build();
   }
 
-  /** As {@link #byAllAttributes(WindowFunction)}, with its coders, for the operators. */
+  /** As {@link #byAllAttributes(WindowFunction)}, with its coders, for the building blocks. */
   static <T, OutputT> Aggregate<T, T, OutputT> byAllAttributes(
       Coder<T> tupleCoder, WindowFunction<T, T, OutputT> outputFn, Coder<OutputT> outputCoder) {
-    return of(WindowSpec.delta(), t -> t, tupleCoder, outputFn, outputCoder).toBuilder()
+    Checks.requireDeterministic(tupleCoder, "the tuple coder");
+    return Aggregate.<T, T, OutputT>builder(WindowSpec.delta(), t -> t, tupleCoder, outputCoder)
+        .setOutputFn(atMostOne(outputFn))
+        .setAtMostOne(true)
         .setKeyedByTuple(true)
         .build();
   }
@@ -348,7 +316,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
       Coder<T> tupleCoder,
       MultiWindowFunction<T, T, OutputT> outputFn,
       Coder<OutputT> outputCoder) {
-    requireDeterministic(tupleCoder, "the tuple coder");
+    Checks.requireDeterministic(tupleCoder, "the tuple coder");
     return Aggregate.<T, T, OutputT>builder(WindowSpec.delta(), t -> t, tupleCoder, outputCoder)
         .setOutputFn(outputFn)
         .setAtMostOne(true)
@@ -372,11 +340,32 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
   }
 
   /**
-   * Returns the same Aggregate counting its late and dropped input tuples in {@link
-   * TransformMetrics} (an Aggregate over δ windows keyed by all attributes only): an operator's
-   * first step, which sees the operator's input.
+   * Returns the same Aggregate counting the input tuples it processes late ({@link
+   * TransformMetrics#LATE_TUPLES}) and those it drops as late beyond L ({@link
+   * TransformMetrics#DROPPED_TUPLES}): for the first step of an operator, which sees the operator's
+   * input. Counted steps sum, so count each input once.
+   *
+   * <pre>{@code
+   * Aggregate<Long, Long, Long> firstStep =
+   *     Aggregate.byAllAttributes(
+   *             (IntervalWindow window, Long x, List<Long> copies) -> Optional.of(x))
+   *         .withOutputCoder(VarLongCoder.of())
+   *         .withAllowedLateness(Duration.standardMinutes(5))
+   *         .countingLateness();
+   * }</pre>
+   *
+   * @throws IllegalStateException unless this Aggregate is keyed by all attributes ({@link
+   *     #byAllAttributes}): a windowed {@code GroupByKey} counts the tuples it drops in Beam's own
+   *     {@code droppedDueToLateness}
    */
-  Aggregate<InputT, KeyT, OutputT> countingLateness() {
+  public Aggregate<InputT, KeyT, OutputT> countingLateness() {
+    if (!keyedByTuple()) {
+      throw new IllegalStateException(
+          "countingLateness() applies to an Aggregate keyed by all attributes"
+              + " (Aggregate.byAllAttributes); this one groups by f_K in "
+              + windows()
+              + ", whose GroupByKey counts the tuples it drops in Beam's droppedDueToLateness");
+    }
     return toBuilder().setCountsLateness(true).build();
   }
 
@@ -386,11 +375,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
    * @throws IllegalArgumentException if {@code allowedLateness} is negative
    */
   public Aggregate<InputT, KeyT, OutputT> withAllowedLateness(Duration allowedLateness) {
-    if (allowedLateness.isShorterThan(Duration.ZERO)) {
-      throw new IllegalArgumentException(
-          "allowedLateness must be >= 0, but was " + allowedLateness);
-    }
-    return toBuilder().setAllowedLateness(allowedLateness).build();
+    return toBuilder().setAllowedLateness(Checks.checkLateness(allowedLateness)).build();
   }
 
   /** L. */
@@ -406,19 +391,6 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
   /** Whether this is A (at most one output per firing) rather than A+. */
   public boolean emitsAtMostOne() {
     return atMostOne();
-  }
-
-  static void requireDeterministic(Coder<?> coder, String role) {
-    try {
-      coder.verifyDeterministic();
-    } catch (Coder.NonDeterministicException e) {
-      throw new IllegalArgumentException(
-          String.format(
-              "%s %s is not deterministic, but Eventide compares keys by their encoding, so equal"
-                  + " keys must always encode to equal bytes: %s",
-              role, coder, e.getMessage()),
-          e);
-    }
   }
 
   @Override
@@ -462,7 +434,7 @@ public abstract class Aggregate<InputT, KeyT, OutputT>
           keyedByTuple()
               ? (Coder<KeyT>) input.getCoder()
               : registryCoder(input, keyType(), "keys", "Aggregate.Keyed#withKeyCoder");
-      requireDeterministic(keys, "f_K's key coder");
+      Checks.requireDeterministic(keys, "f_K's key coder");
     }
     Coder<OutputT> outputs = outputCoder();
     if (outputs == null) {

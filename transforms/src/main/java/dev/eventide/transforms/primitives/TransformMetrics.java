@@ -1,4 +1,4 @@
-package dev.eventide.transforms;
+package dev.eventide.transforms.primitives;
 
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Distribution;

@@ -1,10 +1,11 @@
-package dev.eventide.transforms;
+package dev.eventide.transforms.primitives;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.eventide.runtime.JobMetrics;
 import dev.eventide.testing.runners.OnEachRunner;
 import dev.eventide.testing.streams.EventTimeStream;
+import dev.eventide.transforms.AggregateFlatMap;
 import java.util.Collections;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.VarIntCoder;

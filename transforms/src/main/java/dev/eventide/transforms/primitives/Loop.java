@@ -1,5 +1,6 @@
-package dev.eventide.transforms;
+package dev.eventide.transforms.primitives;
 
+import dev.eventide.transforms.internal.Checks;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
@@ -187,7 +188,7 @@ public final class Loop<T> extends PTransform<PCollection<T>, PCollection<T>> {
     if (given != null) {
       return given;
     }
-    Aggregate.requireDeterministic(input.getCoder(), "the loop's input coder");
+    Checks.requireDeterministic(input.getCoder(), "the loop's input coder");
     return input.getCoder();
   }
 

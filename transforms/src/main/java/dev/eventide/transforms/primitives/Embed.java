@@ -1,4 +1,4 @@
-package dev.eventide.transforms;
+package dev.eventide.transforms.primitives;
 
 import java.util.ArrayList;
 import java.util.List;

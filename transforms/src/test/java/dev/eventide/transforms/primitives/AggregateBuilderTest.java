@@ -1,4 +1,4 @@
-package dev.eventide.transforms;
+package dev.eventide.transforms.primitives;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.allOf;

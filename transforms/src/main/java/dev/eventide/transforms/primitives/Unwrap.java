@@ -1,5 +1,6 @@
-package dev.eventide.transforms;
+package dev.eventide.transforms.primitives;
 
+import dev.eventide.transforms.internal.Checks;
 import java.util.Collections;
 import java.util.Optional;
 import org.apache.beam.sdk.coders.Coder;
@@ -67,7 +68,7 @@ public final class Unwrap<T> extends PTransform<PCollection<Embedded<T>>, PColle
   /** As {@link #unrolled(int)}, with allowed lateness L. */
   public static <T> PTransform<PCollection<Embedded<T>>, PCollection<T>> unrolled(
       int maxFanOut, Duration allowedLateness) {
-    return new UnrolledUnwrap<>(maxFanOut, Operators.checkLateness(allowedLateness));
+    return new UnrolledUnwrap<>(maxFanOut, Checks.checkLateness(allowedLateness));
   }
 
   @Override

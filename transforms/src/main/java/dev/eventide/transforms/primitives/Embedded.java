@@ -1,4 +1,4 @@
-package dev.eventide.transforms;
+package dev.eventide.transforms.primitives;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -56,6 +56,25 @@ public final class Embedded<T> {
     this.firing = firing;
     this.index = index;
     this.end = end;
+  }
+
+  /**
+   * A list for {@link Unwrap} to emit item by item: how an Aggregate, whose f_O emits at most one
+   * output per firing, emits any number of them. Each item keeps the Aggregate's output timestamp.
+   *
+   * <pre>{@code
+   * PCollection<Embedded<String>> usersTwice =
+   *     events.apply(
+   *         Aggregate.within(WindowSpec.tumbling(Duration.standardMinutes(1)))
+   *             .keyedBy(Event::user)
+   *             .withKeyCoder(StringUtf8Coder.of())
+   *             .via((window, user, tuples) -> Optional.of(Embedded.of(List.of(user, user))))
+   *             .withOutputCoder(Embedded.EmbeddedCoder.of(StringUtf8Coder.of())));
+   * PCollection<String> users = usersTwice.apply(Unwrap.create());
+   * }</pre>
+   */
+  public static <T> Embedded<T> of(List<T> items) {
+    return of(Objects.requireNonNull(items, "items"), 1);
   }
 
   /** E's output: {@code items}, from {@code inputCopies} identical inputs. */

@@ -34,6 +34,32 @@ public final class JobMetrics {
   }
 
   /**
+   * The sum of counter {@code namespace/name} over the steps under {@code step}: a step's name, or
+   * a run of names in its path ({@code "Join"} matches {@code "Soak/Join/A1 (wrap left)"}), as
+   * Beam's {@code MetricsFilter} matches steps; 0 if none reported it. Tells apart two steps that
+   * report the same counter.
+   *
+   * <pre>{@code
+   * PipelineResult result = pipeline.run();
+   * result.waitUntilFinish();
+   * long filterKeys =
+   *     JobMetrics.counter(result, "Filter", "eventide.transforms", "keysHoldingState");
+   * }</pre>
+   */
+  public static long counter(PipelineResult result, String step, String namespace, String name) {
+    long sum = 0;
+    MetricsFilter filter =
+        MetricsFilter.builder()
+            .addNameFilter(MetricNameFilter.named(namespace, name))
+            .addStep(step)
+            .build();
+    for (MetricResult<Long> counter : result.metrics().queryMetrics(filter).getCounters()) {
+      sum += counter.getAttempted();
+    }
+    return sum;
+  }
+
+  /**
    * The mean of distribution {@code namespace/name} over every step; 0 if no value was recorded.
    */
   public static double mean(PipelineResult result, String namespace, String name) {

@@ -31,7 +31,8 @@ import picocli.CommandLine.Option;
       BenchTrendsBeamCommand.class,
       BenchTrendBurstsCommand.class,
       BenchTieringCommand.class,
-      BenchStalenessCommand.class
+      BenchStalenessCommand.class,
+      BenchSoakCommand.class
     })
 final class BenchCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

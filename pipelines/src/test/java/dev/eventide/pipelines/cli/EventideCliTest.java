@@ -357,6 +357,14 @@ class EventideCliTest {
       {"trend-bursts", "--class-sizes=0", "--class-sizes must be at least 1, but was 0"},
       {"trend-bursts", "--chart-dir=/proc/eventide-nope", "--chart-dir /proc/eventide-nope: can"},
       {"staleness", "--chart-dir=/proc/eventide-nope", "--chart-dir /proc/eventide-nope: cannot"},
+      {"soak", "--minutes=0", "--minutes must be > 0, but was 0.0"},
+      {"soak", "--active-keys=0", "activeKeys must be >= 1, but was 0"},
+      {"soak", "--key-lifetime=10s", "keyLifetime must be at least one window (PT60S), but was"},
+      {"soak", "--events-per-window=70000", "eventsPerWindow must be in [1, window in ms = 60000]"},
+      {"soak", "--lateness=zipf(1)", "--lateness zipf(1): "},
+      {"soak", "--period=10ms", "--period must be at least 1s, but was 10ms"},
+      {"soak", "--store=/proc/eventide-nope", "--store /proc/eventide-nope: cannot"},
+      {"soak", "--chart-dir=/proc/eventide-nope", "--chart-dir /proc/eventide-nope: cannot"},
     };
     for (String[] c : cases) {
       Outcome o = run("bench", c[0], c[1]);

@@ -122,8 +122,8 @@ final class BenchSoakCommand implements Callable<Integer> {
       defaultValue = "eventide-output/soak-blocks",
       paramLabel = "DIR",
       description =
-          "The local block store's directory; on a session cluster, one the TaskManagers can"
-              + " write (default: ${DEFAULT-VALUE}).")
+          "Where the local block store goes, a directory per run; on a session cluster, one the"
+              + " TaskManagers can write (default: ${DEFAULT-VALUE}).")
   Path store;
 
   @Option(
@@ -201,7 +201,13 @@ final class BenchSoakCommand implements Callable<Integer> {
               lateFraction,
               latenessModel,
               allowedLateness,
-              store.toAbsolutePath().toUri().toString(),
+              // A directory per run: blocks an earlier run left (one stopped mid-way) are not
+              // counted as this run's.
+              store
+                  .toAbsolutePath()
+                  .resolve("run-" + System.currentTimeMillis())
+                  .toUri()
+                  .toString(),
               rate,
               seed);
     } catch (IllegalArgumentException e) {
@@ -217,7 +223,7 @@ final class BenchSoakCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     StartedCluster cluster = null;
     if (startCluster) {
-      Path log = charts.chart("soak-flink-cluster.log");
+      Path log = store.resolve("flink-cluster.log");
       err.println("soak: starting a Flink session cluster (bin/flink-cluster), output in " + log);
       err.flush();
       cluster = StartedCluster.start(repository().resolve("bin/flink-cluster"), 2, log);
@@ -305,7 +311,7 @@ final class BenchSoakCommand implements Callable<Integer> {
       List<SoakSample> running =
           outcome.stopped() ? samples : samples.subList(0, samples.size() - 1);
       SoakVerdict verdict =
-          SoakVerdict.judge(running, RUN_TO_WARM_UP, TOLERANCE, SoakGauges.IN_FLIGHT);
+          SoakVerdict.judge(running, RUN_TO_WARM_UP, TOLERANCE, SoakGauges.REPORTED_ONLY);
       out.println("verdict: " + verdict.line());
     } catch (IllegalArgumentException e) {
       out.println("verdict: none, " + e.getMessage());

@@ -26,7 +26,9 @@ import java.util.Map;
  */
 final class FlinkRest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String WATERMARK = "currentOutputWatermark";
+  private static final String WATERMARK = "currentInputWatermark";
+  // Below any real watermark (Beam's start of time is -2^63/1000 ms): Flink's Long.MIN_VALUE.
+  private static final long NO_WATERMARK = -1_000_000_000_000_000_000L;
 
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -55,17 +57,21 @@ final class FlinkRest {
       return Math.round(sum);
     }
 
-    /** The least output watermark of the operators of {@code step}; null before there is one. */
+    /**
+     * The least input watermark of the operators of {@code step} that have one; null before any has
+     * (an operator reports Long.MIN_VALUE until its first watermark).
+     */
     Long watermark(String step) {
       Long least = null;
       for (Map.Entry<String, Double> m : this.least.entrySet()) {
         if (ofStep(m.getKey(), step) && m.getKey().endsWith("." + WATERMARK)) {
           long w = Math.round(m.getValue());
-          least = least == null ? w : Math.min(least, w);
+          if (w > NO_WATERMARK) {
+            least = least == null ? w : Math.min(least, w);
+          }
         }
       }
-      // Before its first watermark an operator reports Long.MIN_VALUE.
-      return least == null || least < -1_000_000_000_000_000L ? null : least;
+      return least;
     }
 
     private static boolean ofStep(String id, String step) {

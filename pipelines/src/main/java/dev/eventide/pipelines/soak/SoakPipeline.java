@@ -72,7 +72,7 @@ public final class SoakPipeline {
                 .withMemoryBucket(4, 4_096)
                 .withOutputCoder(VarLongCoder.of())
                 .withDeadLetters());
-    tiered.results().apply("Count " + TIERED_WINDOW, ParDo.of(new CountFn<>("windowCounts")));
+    tiered.results().apply(counting(TIERED_WINDOW), ParDo.of(new CountFn<>("windowCounts")));
     tiered.deadLetters().apply("Count dead letters", ParDo.of(new CountFn<>("deadLetters")));
 
     long windowMillis = config.window().getMillis();
@@ -89,7 +89,7 @@ public final class SoakPipeline {
                 TrendAggregate.of(workload)
                     .withAllowedLateness(config.allowedLateness())
                     .withRetainedEventsIn(config.storeUri(), 4));
-    trends.results().apply("Count " + TREND_AGGREGATE, ParDo.of(new CountFn<>("trendResults")));
+    trends.results().apply(counting(TREND_AGGREGATE), ParDo.of(new CountFn<>("trendResults")));
     trends.deadLetters().apply("Count trend dead letters", ParDo.of(new CountFn<>("deadLetters")));
 
     PCollection<KV<String, Long>> even =
@@ -97,7 +97,7 @@ public final class SoakPipeline {
             FILTER,
             AggregateFilter.by((KV<String, Long> v) -> v.getValue() % 2 == 0)
                 .withAllowedLateness(config.allowedLateness()));
-    even.apply("Count " + FILTER, ParDo.of(new CountFn<>("filtered")));
+    even.apply(counting(FILTER), ParDo.of(new CountFn<>("filtered")));
 
     PCollection<KV<KV<String, Long>, KV<String, Long>>> joined =
         even.apply(
@@ -110,7 +110,12 @@ public final class SoakPipeline {
                     StringUtf8Coder.of())
                 .withAllowedLateness(config.allowedLateness())
                 .where((v, count) -> true));
-    joined.apply("Count " + JOIN, ParDo.of(new CountFn<>("joined")));
+    joined.apply(counting(JOIN), ParDo.of(new CountFn<>("joined")));
+  }
+
+  /** The name of the step that counts {@code step}'s outputs. */
+  static String counting(String step) {
+    return "Count " + step;
   }
 
   /** An event's value under its key, at its event time (the source's timestamp). */

@@ -47,6 +47,8 @@ public final class StartedCluster implements AutoCloseable {
             .redirectOutput(log.toFile())
             .start();
     StartedCluster cluster = new StartedCluster(process, port, log);
+    // Also when the soak itself is stopped (Ctrl-C): the cluster must not outlive it.
+    Runtime.getRuntime().addShutdownHook(new Thread(process::destroy, "soak-cluster-stop"));
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     long deadline = System.nanoTime() + START_LIMIT.toNanos();
     while (System.nanoTime() < deadline) {

@@ -265,17 +265,13 @@ final class BenchSoakCommand implements Callable<Integer> {
         DurationConverter.format(window),
         DurationConverter.format(allowedLateness));
     err.flush();
-    boolean[] header = {true};
+    out.println(header());
     SoakRun.Outcome outcome =
         new SoakRun(config, options)
             .run(
                 java.time.Duration.ofMillis(period.getMillis()),
                 java.time.Duration.ofMillis(Math.round(minutes * 60_000)),
                 sample -> {
-                  if (header[0]) {
-                    out.println(header());
-                    header[0] = false;
-                  }
                   out.println(row(sample));
                   out.flush();
                   err.printf(

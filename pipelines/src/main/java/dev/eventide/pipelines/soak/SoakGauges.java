@@ -22,15 +22,16 @@ public final class SoakGauges {
    * {@code minus} when it is a difference (blocks written less blocks deleted).
    */
   public record Gauge(String label, String step, String namespace, String name, String minus) {
-    long read(PipelineResult result) {
-      long value = JobMetrics.counter(result, step, namespace, name);
-      return minus == null ? value : value - JobMetrics.counter(result, step, namespace, minus);
+    long read(Counters counters) {
+      long value = counters.counter(step, namespace, name);
+      return minus == null ? value : value - counters.counter(step, namespace, minus);
     }
+  }
 
-    long read(FlinkRest.Reading reading) {
-      long value = reading.counter(step, namespace, name);
-      return minus == null ? value : value - reading.counter(step, namespace, minus);
-    }
+  /** Where counters are read: a job's result, or a reading of the Flink REST API. */
+  @FunctionalInterface
+  interface Counters {
+    long counter(String step, String namespace, String name);
   }
 
   /**
@@ -117,21 +118,22 @@ public final class SoakGauges {
 
   /** Every gauge's value and the blocks each step has in the store, by label, in print order. */
   public static Map<String, Long> read(PipelineResult result) {
-    Map<String, Long> values = new LinkedHashMap<>();
-    for (Gauge g : GAUGES) {
-      values.put(g.label(), g.read(result));
-    }
-    for (Gauge g : BLOCKS) {
-      values.put(g.label(), g.read(result));
-    }
+    Counters counters =
+        (step, namespace, name) -> JobMetrics.counter(result, step, namespace, name);
+    Map<String, Long> values = read(GAUGES, counters);
+    values.putAll(read(BLOCKS, counters));
     return values;
   }
 
   /** Every gauge's value in a reading of the Flink REST API, by label, in print order. */
   static Map<String, Long> read(FlinkRest.Reading reading) {
+    return read(GAUGES, reading::counter);
+  }
+
+  private static Map<String, Long> read(List<Gauge> gauges, Counters counters) {
     Map<String, Long> values = new LinkedHashMap<>();
-    for (Gauge g : GAUGES) {
-      values.put(g.label(), g.read(reading));
+    for (Gauge g : gauges) {
+      values.put(g.label(), g.read(counters));
     }
     return values;
   }

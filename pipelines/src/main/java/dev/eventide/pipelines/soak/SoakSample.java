@@ -1,5 +1,6 @@
 package dev.eventide.pipelines.soak;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.joda.time.Instant;
 
@@ -31,7 +32,7 @@ public record SoakSample(
 
   /** The sample's series by name: the gauges, then the store's and checkpoint's sizes, if known. */
   Map<String, Long> series() {
-    Map<String, Long> series = new java.util.LinkedHashMap<>(gauges);
+    Map<String, Long> series = new LinkedHashMap<>(gauges);
     if (storeBlocks >= 0) {
       series.put("storeBlocks", storeBlocks);
       series.put("storeBytes", storeBytes);

@@ -57,6 +57,8 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
   private final long holdAt;
   private final boolean stallUntilRestored;
   private final Duration holdLimit;
+  // Where the watermark stays after the last event of a source that stays open; null: it ends.
+  private final @Nullable Instant openAt;
 
   private LateEventSource(
       LateEventGenerator generator,
@@ -64,7 +66,7 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
       @Nullable String holdId,
       long holdAt,
       boolean stallUntilRestored) {
-    this(generator, pause, holdId, holdAt, stallUntilRestored, HOLD_LIMIT);
+    this(generator, pause, holdId, holdAt, stallUntilRestored, HOLD_LIMIT, null);
   }
 
   private LateEventSource(
@@ -73,18 +75,20 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
       @Nullable String holdId,
       long holdAt,
       boolean stallUntilRestored,
-      Duration holdLimit) {
+      Duration holdLimit,
+      @Nullable Instant openAt) {
     this.generator = generator;
     this.pause = pause;
     this.holdId = holdId;
     this.holdAt = holdAt;
     this.stallUntilRestored = stallUntilRestored;
     this.holdLimit = holdLimit;
+    this.openAt = openAt;
   }
 
   /** This source with its hold failing after {@code limit} instead of {@link #HOLD_LIMIT}. */
   LateEventSource withHoldLimit(Duration limit) {
-    return new LateEventSource(generator, pause, holdId, holdAt, stallUntilRestored, limit);
+    return new LateEventSource(generator, pause, holdId, holdAt, stallUntilRestored, limit, openAt);
   }
 
   /** Returns a source of the events of {@code generator}. */
@@ -131,6 +135,27 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
   /** Returns a transform that reads the events of {@code generator}. */
   public static Read.Unbounded<LateEvent> read(LateEventGenerator generator) {
     return Read.from(of(generator));
+  }
+
+  /**
+   * Returns a transform that reads the events of {@code generator} and then, instead of ending,
+   * stays open with its watermark at {@code watermark} until the job is cancelled: the job goes on
+   * running once its watermark has passed every event, so that what it still holds then (its
+   * checkpoints, its gauges) can be read, which the end of the input would clear. {@code watermark}
+   * must not be before the generator's last watermark.
+   */
+  public static Read.Unbounded<LateEvent> openAfterEnd(
+      LateEventGenerator generator, Instant watermark) {
+    Instant last = generator.watermarkAt(generator.arrivalTime(generator.events() - 1));
+    if (watermark.isBefore(last) || !watermark.isBefore(BoundedWindow.TIMESTAMP_MAX_VALUE)) {
+      throw new IllegalArgumentException(
+          "the watermark after the end must be at or after the stream's last watermark "
+              + last
+              + " and before the end of time, but was "
+              + watermark);
+    }
+    return Read.from(
+        new LateEventSource(generator, Duration.ZERO, null, -1, false, HOLD_LIMIT, watermark));
   }
 
   /**
@@ -221,6 +246,7 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
         .add(DisplayData.item("pause", pause))
         .addIfNotNull(DisplayData.item("holdId", holdId))
         .addIfNotDefault(DisplayData.item("holdAt", holdAt), -1L)
+        .addIfNotNull(DisplayData.item("openAt", openAt))
         .addIfNotDefault(DisplayData.item("stallUntilRestored", stallUntilRestored), false);
   }
 
@@ -371,7 +397,7 @@ public final class LateEventSource extends UnboundedSource<LateEvent, LateEventS
       // Only after a read past the last event, so the last event is never behind the watermark
       // at the end of time.
       if (exhausted) {
-        return BoundedWindow.TIMESTAMP_MAX_VALUE;
+        return source.openAt == null ? BoundedWindow.TIMESTAMP_MAX_VALUE : source.openAt;
       }
       if (pauseEndNanos >= 0) {
         return next.watermark(); // pausing so that this watermark goes out first

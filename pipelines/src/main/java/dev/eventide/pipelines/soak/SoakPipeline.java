@@ -13,6 +13,7 @@ import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.io.Read;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -56,10 +57,18 @@ public final class SoakPipeline {
 
   /** Adds the soak job to {@code pipeline}. */
   public static void addTo(Pipeline pipeline, SoakConfig config) {
+    addTo(pipeline, config, config.source());
+  }
+
+  /**
+   * Adds the soak job to {@code pipeline}, reading the events of {@code config} from {@code
+   * source}.
+   */
+  static void addTo(Pipeline pipeline, SoakConfig config, Read.Unbounded<LateEvent> source) {
     KvCoder<String, Long> valueCoder = KvCoder.of(StringUtf8Coder.of(), VarLongCoder.of());
     PCollection<KV<String, Long>> values =
         pipeline
-            .apply(SOURCE, config.source())
+            .apply(SOURCE, source)
             .apply(KEYS, ParDo.of(new KeyFn(config)))
             .setCoder(valueCoder);
 

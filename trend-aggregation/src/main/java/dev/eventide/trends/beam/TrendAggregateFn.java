@@ -233,7 +233,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     }
     if (read == null) {
       TrendMetrics.KEYS_HOLDING_STATE.inc();
-      forgetMemory(clearedAt, forget);
+      forgetMemory(clearedAt, forget, watermark);
     }
     if (evaluated) {
       TrendMetrics.LATE_EVENTS.inc();
@@ -331,7 +331,9 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
           retainedBlocks,
           coreState,
           progress,
-          cleanup);
+          p,
+          cleanup,
+          t);
       remember(horizon(p), clearedAt, forget);
       return;
     }
@@ -419,7 +421,9 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
           retainedBlocks,
           coreState,
           progress,
-          cleanup);
+          p,
+          cleanup,
+          now);
       remember(horizon(p), clearedAt, forget);
       return;
     }
@@ -449,7 +453,9 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       ValueState<List<RetainedEvents.Block>> retainedBlocks,
       ValueState<List<byte[]>> core,
       ValueState<Progress> progress,
-      Timer cleanup) {
+      Progress p,
+      Timer cleanup,
+      long now) {
     pending.clear();
     pendingSlices.clear();
     late.clear();
@@ -457,7 +463,9 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     retainedBlocks.clear();
     core.clear();
     progress.clear();
-    cleanup.clear();
+    if (p.cleanupSet) {
+      cancel(cleanup, now);
+    }
     TrendMetrics.KEYS_HOLDING_STATE.dec();
   }
 
@@ -480,32 +488,58 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   }
 
   /** The key has state again (which knows what its memory knew), or its memory is over. */
-  private static void forgetMemory(ValueState<Long> clearedAt, Timer forget) {
+  private static void forgetMemory(ValueState<Long> clearedAt, Timer forget, long now) {
     if (clearedAt.read() != null) {
       clearedAt.clear();
-      forget.clear();
+      cancel(forget, now);
       TrendMetrics.CLEARED_KEYS_REMEMBERED.dec();
     }
   }
 
   /**
-   * The memory is over. The timer is set only with the memory and deleted with it, so it counts the
-   * memory as gone even if the runner dropped the state first: at the end of time Flink clears the
-   * global window's state, possibly before this timer fires.
+   * Cancels a timer of a key whose state has gone: moves it to {@code now}, holding nothing, where
+   * it fires once and finds nothing to do. {@link Timer#clear()} is not enough: on the Flink runner
+   * it deletes nothing ({@code DoFnOperator.FlinkTimerInternals#deleteTimer} looks the timer up by
+   * its id, while {@code setTimer} filed it under the timer family and id), so the timer, and its
+   * entries in the key's checkpointed state, would stay until it fires, at the end of time for
+   * {@code cleanup}: about 130 bytes for every key that ever kept a block. Setting the timer again
+   * replaces it on every runner.
+   */
+  private static void cancel(Timer timer, long now) {
+    timer.withNoOutputTimestamp().set(new Instant(now));
+  }
+
+  /**
+   * The memory is over. The timer is set only with the memory and moved away with it ({@link
+   * #cancel}), so a firing while the key has no state counts the memory as gone even if the runner
+   * dropped it first: at the end of time Flink clears the global window's state, possibly before
+   * this timer fires. A firing while the key has state again is a cancelled one.
    */
   @OnTimer(FORGET)
-  public void onForget(@StateId(CLEARED_AT) ValueState<Long> clearedAt) {
+  public void onForget(
+      @StateId(PROGRESS) ValueState<Progress> progress,
+      @StateId(CLEARED_AT) ValueState<Long> clearedAt) {
+    if (progress.read() != null) {
+      return;
+    }
     clearedAt.clear();
     TrendMetrics.CLEARED_KEYS_REMEMBERED.dec();
   }
 
-  /** At the end of time every window has expired: the key's blocks go, whatever is left of them. */
+  /**
+   * At the end of time every window has expired: the key's blocks go, whatever is left of them. A
+   * cancelled cleanup (fired before the end of time) has nothing to do.
+   */
   @OnTimer(CLEANUP)
   public void onCleanup(
+      OnTimerContext c,
       @Key String key,
       @StateId(RETAINED) BagState<Event> retainedState,
       @StateId(RETAINED_BLOCKS) ValueState<List<RetainedEvents.Block>> retainedBlocks,
       @StateId(PROGRESS) ValueState<Progress> progress) {
+    if (c.fireTimestamp().getMillis() < LAST_TIMER) {
+      return;
+    }
     Progress p = orNew(progress.read());
     retained(key, retainedState, retainedBlocks, p).deleteAllBlocks();
     retainedState.clear();

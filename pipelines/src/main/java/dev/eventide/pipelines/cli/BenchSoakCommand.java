@@ -36,8 +36,9 @@ import picocli.CommandLine.Option;
           + " of simulated days: --active-keys keys at a time, each living --key-lifetime of event"
           + " time and never seen again, a share of the events late after Aion's lateness model.",
       "Every period prints the events read, the event time reached, what each step holds (its"
-          + " keys, windows or blocks), the heap after GC (in-process runners) and the last"
-          + " checkpoint's size (on a session cluster); at the end draws them (PNG) and prints a"
+          + " keys, windows or blocks), the heap after GC (in-process runners), the last"
+          + " checkpoint's size and, with RocksDB checkpoints on a local path, its live state; at"
+          + " the end draws them (PNG) and prints a"
           + " verdict: FLAT when, after a warm-up of a tenth of the run (by events), every gauge's"
           + " last third is within ±10% of its middle third. Runs embedded Flink unless --runner,"
           + " --flink-master or --config say otherwise; stops the job after --minutes.",
@@ -307,7 +308,7 @@ final class BenchSoakCommand implements Callable<Integer> {
       List<SoakSample> running =
           outcome.stopped() ? samples : samples.subList(0, samples.size() - 1);
       SoakVerdict verdict =
-          SoakVerdict.judge(running, RUN_TO_WARM_UP, TOLERANCE, SoakGauges.REPORTED_ONLY);
+          SoakVerdict.judge(running, RUN_TO_WARM_UP, TOLERANCE, SoakGauges.reportedOnly(running));
       out.println("verdict: " + verdict.line());
     } catch (IllegalArgumentException e) {
       out.println("verdict: none, " + e.getMessage());
@@ -360,7 +361,9 @@ final class BenchSoakCommand implements Callable<Integer> {
       line.append(String.format(" %14s", gauge));
     }
     line.append(
-        String.format(" %12s %12s %10s %14s", "storeBlocks", "storeMB", "heapMB", "checkpointMB"));
+        String.format(
+            " %12s %12s %10s %14s %14s",
+            "storeBlocks", "storeMB", "heapMB", "checkpointMB", "liveStateMB"));
     for (String step : SoakGauges.LAGGING_STEPS) {
       line.append(String.format(" %16s", "lag" + step + "(s)"));
     }
@@ -378,11 +381,12 @@ final class BenchSoakCommand implements Callable<Integer> {
     }
     line.append(
         String.format(
-            " %12s %12s %10s %14s",
+            " %12s %12s %10s %14s %14s",
             s.storeBlocks() < 0 ? "-" : String.format("%,d", s.storeBlocks()),
             megabytes(s.storeBytes()),
             megabytes(s.heapAfterGc()),
-            megabytes(s.checkpointBytes())));
+            megabytes(s.checkpointBytes()),
+            megabytes(s.checkpointLiveBytes())));
     for (String step : SoakGauges.LAGGING_STEPS) {
       Long lag = s.watermarkLags().get(step);
       line.append(String.format(" %16s", lag == null ? "-" : String.format("%.0f", lag / 1e3)));
@@ -400,7 +404,8 @@ final class BenchSoakCommand implements Callable<Integer> {
     GAUGES.forEach(g -> gauges.put(g, new XYSeries(g)));
     XYSeries heap = new XYSeries("heap after GC (MB)");
     XYSeries store = new XYSeries("block store (MB)");
-    XYSeries checkpoint = new XYSeries("last checkpoint (MB)");
+    XYSeries checkpoint = new XYSeries("last checkpoint's files (MB)");
+    XYSeries live = new XYSeries("last checkpoint's live state (MB)");
     long start = SoakConfig.START.getMillis();
     for (SoakSample s : samples) {
       double days = (s.eventTime().getMillis() - start) / 86_400_000.0;
@@ -416,6 +421,9 @@ final class BenchSoakCommand implements Callable<Integer> {
       if (s.checkpointBytes() >= 0) {
         checkpoint.add(days, s.checkpointBytes() / 1e6);
       }
+      if (s.checkpointLiveBytes() >= 0) {
+        live.add(days, s.checkpointLiveBytes() / 1e6);
+      }
     }
     XYSeriesCollection state = new XYSeriesCollection();
     gauges.values().forEach(state::addSeries);
@@ -426,7 +434,7 @@ final class BenchSoakCommand implements Callable<Integer> {
         "held",
         state);
     XYSeriesCollection memory = new XYSeriesCollection();
-    for (XYSeries series : List.of(heap, store, checkpoint)) {
+    for (XYSeries series : List.of(heap, store, checkpoint, live)) {
       if (series.getItemCount() > 0) {
         memory.addSeries(series);
       }

@@ -121,6 +121,11 @@ final class FlinkRest {
     return new Reading(sums, least, checkpoint);
   }
 
+  /** The job's id, once a reading has found the job; null before. */
+  String jobId() {
+    return jobId;
+  }
+
   /** Asks the cluster to cancel the job. */
   void cancel() throws IOException, InterruptedException {
     if (jobId == null && !findJob()) {

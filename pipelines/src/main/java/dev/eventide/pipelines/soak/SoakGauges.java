@@ -66,6 +66,19 @@ public final class SoakGauges {
   public static final Set<String> REPORTED_ONLY =
       Set.of("filterKeys", "joinKeys", "trendKeysRemembered");
 
+  /**
+   * The series reported but not judged in {@code samples}: {@link #REPORTED_ONLY}, and the
+   * checkpoint's file size where its live state was read, since the files count what RocksDB has
+   * not compacted away yet.
+   */
+  public static Set<String> reportedOnly(List<SoakSample> samples) {
+    Set<String> reported = new java.util.TreeSet<>(REPORTED_ONLY);
+    if (samples.stream().anyMatch(s -> s.checkpointLiveBytes() >= 0)) {
+      reported.add("checkpointBytes");
+    }
+    return reported;
+  }
+
   /** The steps whose output watermark lag behind the source's the soak reports. */
   public static final List<String> LAGGING_STEPS =
       List.of(

@@ -89,7 +89,7 @@ public final class SoakRun {
       }
       SoakSample sample =
           clock.sample(
-              SoakGauges.events(result), SoakGauges.read(result), heap.get(), -1, Map.of());
+              SoakGauges.events(result), SoakGauges.read(result), heap.get(), -1, -1, Map.of());
       samples.add(sample);
       listener.accept(sample);
       if (ended) {
@@ -123,6 +123,7 @@ public final class SoakRun {
     FlinkRest api = new FlinkRest(rest, options.getJobName());
     Pipeline pipeline = Pipeline.create(options);
     SoakPipeline.addTo(pipeline, config);
+    LiveCheckpoint live = LiveCheckpoint.of(flink, pipeline);
     Clock clock = new Clock(config);
     CompletableFuture<PipelineResult> job =
         CompletableFuture.supplyAsync(
@@ -142,6 +143,7 @@ public final class SoakRun {
                 SoakGauges.read(result),
                 heap.get(),
                 samples.isEmpty() ? -1 : samples.get(samples.size() - 1).checkpointBytes(),
+                samples.isEmpty() ? -1 : samples.get(samples.size() - 1).checkpointLiveBytes(),
                 Map.of());
         samples.add(last);
         listener.accept(last);
@@ -168,6 +170,7 @@ public final class SoakRun {
                   SoakGauges.read(reading),
                   heap.get(),
                   reading.checkpointBytes(),
+                  live == null ? -1 : live.bytes(api.jobId()),
                   SoakGauges.lags(reading));
           samples.add(sample);
           listener.accept(sample);
@@ -202,6 +205,7 @@ public final class SoakRun {
         Map<String, Long> gauges,
         long heap,
         long checkpointBytes,
+        long checkpointLiveBytes,
         Map<String, Long> lags) {
       long[] size = StoreSize.countable(store) ? StoreSize.of(store) : new long[] {-1, -1};
       return new SoakSample(
@@ -211,9 +215,57 @@ public final class SoakRun {
           gauges,
           heap,
           checkpointBytes,
+          checkpointLiveBytes,
           size[0],
           size[1],
           lags);
+    }
+  }
+
+  /**
+   * The live bytes of a job's latest checkpoint, read from its files ({@link CheckpointEntries})
+   * when Flink keeps RocksDB state with checkpoints on a path of this machine; read again only when
+   * a newer checkpoint has completed.
+   */
+  private static final class LiveCheckpoint {
+    private final Path storage;
+    private final Pipeline pipeline;
+    private long read = -1;
+    private long bytes = -1;
+    private boolean unreadable;
+
+    private LiveCheckpoint(Path storage, Pipeline pipeline) {
+      this.storage = storage;
+      this.pipeline = pipeline;
+    }
+
+    static LiveCheckpoint of(FlinkPipelineOptions options, Pipeline pipeline) {
+      String path = options.getStateBackendStoragePath();
+      if (!"rocksdb".equalsIgnoreCase(options.getStateBackend())
+          || path == null
+          || !path.startsWith("file:")) {
+        return null;
+      }
+      return new LiveCheckpoint(Path.of(java.net.URI.create(path)), pipeline);
+    }
+
+    long bytes(String jobId) {
+      if (jobId == null || unreadable) {
+        return bytes;
+      }
+      try {
+        Path latest = CheckpointEntries.latest(storage, jobId);
+        if (latest != null && CheckpointEntries.number(latest) > read) {
+          bytes = CheckpointEntries.read(latest, pipeline).liveBytes();
+          read = CheckpointEntries.number(latest);
+        }
+      } catch (IOException e) {
+        // A newer checkpoint subsumed this one while it was read (its files went): the next
+        // reading reads that one.
+      } catch (IllegalArgumentException e) {
+        unreadable = true; // not incremental RocksDB checkpoints: the size is all there is
+      }
+      return bytes;
     }
   }
 

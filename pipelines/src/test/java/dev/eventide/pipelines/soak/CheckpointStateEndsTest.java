@@ -203,22 +203,17 @@ class CheckpointStateEndsTest {
   /** The number of the latest completed checkpoint under {@code root}, or -1. */
   private static long latestCheckpoint(Path root) throws IOException {
     Path latest = latestCheckpointDirectory(root);
-    return latest == null ? -1 : Long.parseLong(latest.getFileName().toString().substring(4));
+    return latest == null ? -1 : CheckpointEntries.number(latest);
   }
 
+  /** The latest completed checkpoint of the one job that checkpoints under {@code root}. */
   private static Path latestCheckpointDirectory(Path root) throws IOException {
     if (!Files.isDirectory(root)) {
       return null;
     }
-    try (Stream<Path> walk = Files.walk(root, 2)) {
-      return walk.filter(p -> p.getFileName().toString().startsWith("chk-"))
-          .filter(p -> Files.exists(p.resolve("_metadata")))
-          .max(
-              (a, b) ->
-                  Long.compare(
-                      Long.parseLong(a.getFileName().toString().substring(4)),
-                      Long.parseLong(b.getFileName().toString().substring(4))))
-          .orElse(null);
+    try (Stream<Path> jobs = Files.list(root)) {
+      Path job = jobs.findFirst().orElse(null);
+      return job == null ? null : CheckpointEntries.latest(root, job.getFileName().toString());
     }
   }
 }

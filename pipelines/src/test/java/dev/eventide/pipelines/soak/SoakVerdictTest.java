@@ -20,6 +20,12 @@ import org.junit.jupiter.api.Test;
 class SoakVerdictTest {
   /** 110 readings, one per 1,000 events, of a gauge {@code held(events)}. */
   private static List<SoakSample> run(LongUnaryOperator held) {
+    return run(held, e -> -1, e -> -1);
+  }
+
+  /** As {@link #run(LongUnaryOperator)}, with a checkpoint's file size and live state. */
+  private static List<SoakSample> run(
+      LongUnaryOperator held, LongUnaryOperator checkpointFiles, LongUnaryOperator checkpointLive) {
     List<SoakSample> samples = new ArrayList<>();
     for (long i = 1; i <= 110; i++) {
       long events = i * 1_000;
@@ -30,7 +36,8 @@ class SoakVerdictTest {
               new Instant(events),
               Map.of("keys", held.applyAsLong(events)),
               -1,
-              -1,
+              checkpointFiles.applyAsLong(events),
+              checkpointLive.applyAsLong(events),
               -1,
               -1,
               Map.of()));
@@ -64,6 +71,20 @@ class SoakVerdictTest {
     SoakVerdict verdict = SoakVerdict.judge(run(e -> e / 10), 10, 0.10, Set.of("keys"));
     assertTrue(verdict.flat(), verdict.line());
     assertThat(verdict.line(), containsString("keys +55.8%"));
+  }
+
+  @Test
+  void aCheckpointsFilesAreReportedNotJudgedWhereItsLiveStateWasRead() {
+    // RocksDB's files grow with what it has not compacted yet; the live state is flat.
+    List<SoakSample> compacting = run(e -> 5_000, e -> 1_000_000 + e * 100, e -> 400_000);
+    SoakVerdict verdict =
+        SoakVerdict.judge(compacting, 10, 0.10, SoakGauges.reportedOnly(compacting));
+    assertTrue(verdict.flat(), verdict.line());
+    assertEquals(0.0, verdict.changes().get("checkpointLiveBytes"), 1e-9);
+    assertTrue(verdict.changes().get("checkpointBytes") > 0.10, verdict.line());
+    // Without the live state, the files are all there is, and judged.
+    List<SoakSample> filesOnly = run(e -> 5_000, e -> 1_000_000 + e * 100, e -> -1);
+    assertFalse(SoakVerdict.judge(filesOnly, 10, 0.10, SoakGauges.reportedOnly(filesOnly)).flat());
   }
 
   @Test

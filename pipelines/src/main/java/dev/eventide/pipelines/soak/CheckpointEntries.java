@@ -36,11 +36,11 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 
 /**
- * The live keyed state of a retained Flink checkpoint, counted per operator and state: every state
- * Beam keeps on Flink, its timers ({@code pending-timers}, {@code _timer_state/...}) and watermark
- * holds included, which no gauge of a step counts. It reads RocksDB incremental checkpoints (the
- * Flink runner's {@code --stateBackend=rocksdb}): each subtask's files are copied to a scratch
- * directory and opened read-only, so deleted entries not yet compacted away are not counted.
+ * The live keyed state of a Flink checkpoint, counted per operator and state: every state Beam
+ * keeps on Flink, its timers ({@code pending-timers}, {@code _timer_state/...}) and watermark holds
+ * included, which no gauge of a step counts. It reads RocksDB incremental checkpoints (the Flink
+ * runner's {@code --stateBackend=rocksdb}): each subtask's files are copied to a scratch directory
+ * and opened read-only, so deleted entries not yet compacted away are not counted.
  */
 final class CheckpointEntries {
   // Beam files a timer in its map state under "family+timerId" and the window's string key.
@@ -57,6 +57,8 @@ final class CheckpointEntries {
   private final Map<State, Long> entries =
       new TreeMap<>(Comparator.comparing(State::operator).thenComparing(State::name));
   private final Map<String, Long> timers = new TreeMap<>();
+  private long liveBytes;
+  private long fileBytes;
 
   private CheckpointEntries() {}
 
@@ -88,6 +90,7 @@ final class CheckpointEntries {
                     + " has a "
                     + handle.getClass().getSimpleName());
           }
+          read.fileBytes += incremental.getStateSize();
           read.count(name, incremental);
         }
       }
@@ -95,9 +98,53 @@ final class CheckpointEntries {
     return read;
   }
 
+  /**
+   * The latest completed checkpoint of job {@code jobId} under {@code storage} (Flink's {@code
+   * chk-N} directories, completed once they hold their {@code _metadata}), or null if none has.
+   */
+  static Path latest(Path storage, String jobId) throws IOException {
+    Path job = storage.resolve(jobId);
+    if (!Files.isDirectory(job)) {
+      return null;
+    }
+    Path latest = null;
+    long highest = -1;
+    try (Stream<Path> dirs = Files.list(job)) {
+      for (Path d : dirs.toList()) {
+        String name = d.getFileName().toString();
+        if (name.startsWith("chk-") && Files.exists(d.resolve("_metadata"))) {
+          long n = Long.parseLong(name.substring(4));
+          if (n > highest) {
+            highest = n;
+            latest = d;
+          }
+        }
+      }
+    }
+    return latest;
+  }
+
+  /** The number of a checkpoint directory ({@code chk-N}). */
+  static long number(Path checkpoint) {
+    return Long.parseLong(checkpoint.getFileName().toString().substring(4));
+  }
+
   /** Live entries per state, every state of every operator with keyed state, empty ones too. */
   Map<State, Long> entries() {
     return entries;
+  }
+
+  /** The bytes of the live entries' keys and values, over every state. */
+  long liveBytes() {
+    return liveBytes;
+  }
+
+  /**
+   * The bytes of the files the checkpoint refers to (Flink's {@code state_size}): the live entries,
+   * compressed, and what RocksDB has not compacted away yet.
+   */
+  long fileBytes() {
+    return fileBytes;
   }
 
   /** Pending timers per timer id (a Beam timer id, such as {@code ts-fire}), over all operators. */
@@ -146,6 +193,7 @@ final class CheckpointEntries {
         try (RocksIterator it = rocks.newIterator(handles.get(i))) {
           for (it.seekToFirst(); it.isValid(); it.next()) {
             n++;
+            liveBytes += it.key().length + it.value().length;
             if (timerMap) {
               timers.merge(timerId(it.key()), 1L, Long::sum);
             }

@@ -108,14 +108,7 @@ public final class SoakRun {
     String rest;
     if (inProcess(options)) {
       int port = freePort();
-      Path conf = Files.createTempDirectory("eventide-soak-flink-conf");
-      Files.writeString(
-          conf.resolve("flink-conf.yaml"),
-          // Metrics reach the REST API at most once per fetcher interval, 10 s by default.
-          "rest.bind-address: 127.0.0.1\nrest.address: 127.0.0.1\nrest.bind-port: "
-              + port
-              + "\nmetrics.fetcher.update-interval: 1000\n");
-      flink.setFlinkConfDir(conf.toString());
+      flink.setFlinkConfDir(restConfiguration(port).toString());
       rest = "127.0.0.1:" + port;
     } else {
       rest = flink.getFlinkMaster();
@@ -276,6 +269,20 @@ public final class SoakRun {
     }
     String master = options.as(FlinkPipelineOptions.class).getFlinkMaster();
     return master == null || master.equals("[local]") || master.equals("[auto]");
+  }
+
+  /**
+   * A Flink configuration directory in which embedded Flink serves its REST API on {@code port} of
+   * 127.0.0.1, with metrics fresh to the second (the fetcher's interval is 10 s by default).
+   */
+  static Path restConfiguration(int port) throws IOException {
+    Path conf = Files.createTempDirectory("eventide-soak-flink-conf");
+    Files.writeString(
+        conf.resolve("flink-conf.yaml"),
+        "rest.bind-address: 127.0.0.1\nrest.address: 127.0.0.1\nrest.bind-port: "
+            + port
+            + "\nmetrics.fetcher.update-interval: 1000\n");
+    return conf;
   }
 
   /** A local port nothing listens on now. */

@@ -69,19 +69,13 @@ class CheckpointStateEndsTest {
             .plus(Duration.standardDays(1));
 
     int port = SoakRun.freePort();
-    Path conf = Files.createDirectories(state.resolve("conf"));
-    Files.writeString(
-        conf.resolve("flink-conf.yaml"),
-        "rest.bind-address: 127.0.0.1\nrest.address: 127.0.0.1\nrest.bind-port: "
-            + port
-            + "\nmetrics.fetcher.update-interval: 500\n");
     FlinkPipelineOptions options = PipelineOptionsFactory.as(FlinkPipelineOptions.class);
     options.setRunner(FlinkRunner.class);
     options.setFlinkMaster("[local]");
     options.setStreaming(true);
     options.setParallelism(2);
     options.setJobName("checkpoint-state-ends-" + UUID.randomUUID());
-    options.setFlinkConfDir(conf.toString());
+    options.setFlinkConfDir(SoakRun.restConfiguration(port).toString());
     options.setStateBackend("rocksdb");
     options.setStateBackendStoragePath(state.resolve("checkpoints").toUri().toString());
     options.setCheckpointingInterval(1_000L);

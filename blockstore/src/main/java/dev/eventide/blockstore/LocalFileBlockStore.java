@@ -3,6 +3,7 @@ package dev.eventide.blockstore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -18,7 +19,9 @@ import java.util.UUID;
  * Blocks as files under a root directory, {@code <root>/<owner hash>/<content hash>.blk}: the
  * default store, {@code file:///dir} in a URI. A block is written to a temporary file, forced to
  * disk and moved into place atomically (then the directory is forced too), so a reader never sees
- * half a block and a crash leaves at most a temporary file behind.
+ * half a block and a crash leaves at most a temporary file behind. An owner's directory goes with
+ * its last block: a store whose blocks are all deleted holds no directories either, however many
+ * owners came and went.
  *
  * <pre>{@code
  * BlockStore store = new LocalFileBlockStore(Path.of("/var/eventide/blocks"));
@@ -27,6 +30,7 @@ import java.util.UUID;
  */
 public final class LocalFileBlockStore implements BlockStore {
   private static final String TEMPORARY = ".tmp-";
+  private static final int MAX_DIRECTORY_ATTEMPTS = 100;
 
   private final Path root;
 
@@ -45,9 +49,7 @@ public final class LocalFileBlockStore implements BlockStore {
     Path directory = target.getParent();
     Path temporary = directory.resolve(TEMPORARY + UUID.randomUUID());
     try {
-      Files.createDirectories(directory);
-      try (FileChannel out =
-          FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      try (FileChannel out = createInOwnDirectory(temporary)) {
         ByteBuffer bytes = ByteBuffer.wrap(BlockFormat.encode(contents));
         while (bytes.hasRemaining()) {
           out.write(bytes);
@@ -80,20 +82,25 @@ public final class LocalFileBlockStore implements BlockStore {
 
   @Override
   public void delete(BlockName name) throws IOException {
-    Files.deleteIfExists(root.resolve(name.path()));
+    Path file = root.resolve(name.path());
+    Files.deleteIfExists(file);
+    try {
+      Files.delete(file.getParent());
+    } catch (DirectoryNotEmptyException | NoSuchFileException ownerStillHasBlocks) {
+      // Other blocks (or a writer's temporary file) keep the directory; or it has gone already.
+    }
   }
 
   @Override
   public List<BlockName> list(String owner) throws IOException {
     Path directory = root.resolve(BlockName.ownerHash(owner));
     List<BlockName> names = new ArrayList<>();
-    if (!Files.isDirectory(directory)) {
-      return names;
-    }
     try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*.blk")) {
       for (Path file : files) {
         names.add(BlockName.parse(directory.getFileName() + "/" + file.getFileName()));
       }
+    } catch (NoSuchFileException noBlocks) {
+      // The owner has no blocks (its directory went with its last one).
     }
     return names;
   }
@@ -106,6 +113,28 @@ public final class LocalFileBlockStore implements BlockStore {
   /** Where a block lives on disk (tests damage files there). */
   Path pathOf(BlockName name) {
     return root.resolve(name.path());
+  }
+
+  /**
+   * Creates {@code file} in its owner's directory, creating that too. A delete of the owner's last
+   * block may remove the directory between the two steps; once the file exists the directory is not
+   * empty and stays; so the loop ends as soon as no delete falls between the two steps.
+   */
+  private static FileChannel createInOwnDirectory(Path file) throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        Files.createDirectory(file.getParent());
+      } catch (FileAlreadyExistsException exists) {
+        // The owner's other blocks are there (or were a moment ago: the create below tells).
+      }
+      try {
+        return FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+      } catch (NoSuchFileException directoryJustDeleted) {
+        if (attempt == MAX_DIRECTORY_ATTEMPTS) {
+          throw directoryJustDeleted;
+        }
+      }
+    }
   }
 
   private static void forceDirectory(Path directory) throws IOException {

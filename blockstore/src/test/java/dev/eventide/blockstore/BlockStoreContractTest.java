@@ -31,6 +31,12 @@ public abstract class BlockStoreContractTest {
   /** Flips a byte of the stored block, as a failing disk or a bad upload would. */
   protected abstract void damage(BlockName name) throws Exception;
 
+  /**
+   * Everything the store keeps, whatever it keeps it in: files and directories, map entries,
+   * objects.
+   */
+  protected abstract long entriesHeld() throws Exception;
+
   @BeforeEach
   void open() throws Exception {
     store = newStore();
@@ -100,6 +106,22 @@ public abstract class BlockStoreContractTest {
     assertTrue(e.getMessage().contains(name.path()), e.getMessage());
   }
 
+  /** Owners come and go for ever (a key per window): one that has gone must cost nothing. */
+  @Test
+  void aStoreWhoseBlocksWereAllDeletedHoldsNothing() throws Exception {
+    List<BlockName> names = new ArrayList<>();
+    for (int owner = 0; owner < 50; owner++) {
+      for (int block = 0; block < 3; block++) {
+        names.add(store.write("key-" + owner + "@window-0", bytes(20, owner * 10L + block)));
+      }
+    }
+    assertTrue(entriesHeld() >= names.size(), "entries held: " + entriesHeld());
+    for (BlockName name : names) {
+      store.delete(name);
+    }
+    assertEquals(0, entriesHeld());
+  }
+
   @Test
   void aDamagedBlockIsReportedWithItsName() throws Exception {
     BlockName name = store.write("owner", bytes(200, 6));
@@ -142,6 +164,7 @@ public abstract class BlockStoreContractTest {
         assertEquals("", worker.get(2, TimeUnit.MINUTES));
       }
       assertEquals(List.of(), store.list("shared owner"));
+      assertEquals(0, entriesHeld());
     } finally {
       pool.shutdownNow();
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
@@ -18,11 +19,27 @@ import org.junit.jupiter.api.Test;
  */
 class GcsBlockStoreTest extends BlockStoreContractTest {
   private Storage storage;
+  private String prefix;
 
   @Override
   protected BlockStore newStore() {
     storage = FakeGcs.reliable().storage();
-    return new GcsBlockStore(storage, "eventide-test", "run-" + UUID.randomUUID() + "/");
+    prefix = "run-" + UUID.randomUUID() + "/";
+    return new GcsBlockStore(storage, "eventide-test", prefix);
+  }
+
+  @Override
+  protected long entriesHeld() {
+    return objectsUnder(storage, "eventide-test", prefix);
+  }
+
+  /** The objects whose names start with {@code prefix}. */
+  static long objectsUnder(Storage storage, String bucket, String prefix) {
+    long objects = 0;
+    for (Blob ignored : storage.list(bucket, Storage.BlobListOption.prefix(prefix)).iterateAll()) {
+      objects++;
+    }
+    return objects;
   }
 
   @Override

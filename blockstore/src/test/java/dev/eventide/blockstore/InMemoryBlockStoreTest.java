@@ -20,6 +20,11 @@ class InMemoryBlockStoreTest extends BlockStoreContractTest {
     stored[stored.length / 2] ^= 1;
   }
 
+  @Override
+  protected long entriesHeld() {
+    return ((InMemoryBlockStore) store).entriesHeld();
+  }
+
   @Test
   void oneStorePerNameInAJvm() throws Exception {
     assertSame(BlockStores.open("memory:shared"), BlockStores.open("memory:shared"));

@@ -36,6 +36,11 @@ class RealGcsBlockStoreTest extends BlockStoreContractTest {
     GcsBlockStoreTest.damage(storage, ((GcsBlockStore) store).blobId(name));
   }
 
+  @Override
+  protected long entriesHeld() {
+    return GcsBlockStoreTest.objectsUnder(storage, BUCKET, prefix);
+  }
+
   @AfterEach
   void deleteWhatTheTestWrote() {
     for (Blob blob : storage.list(BUCKET, Storage.BlobListOption.prefix(prefix)).iterateAll()) {

@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.testing.streams.GatedReplay;
 import dev.eventide.testing.waits.Await;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -153,13 +156,13 @@ class TieredWindowStateEndsTest {
         held -> held == keys);
     ALL_KEYS_HELD.set(true);
     Await.until(
-        "no window, gate key or block held at watermark 100 s, with the stream still open",
+        "no window, gate key, block or block directory held at watermark 100 s, with the stream still open",
         limit,
         () ->
             List.of(
                 TieringMetrics.counter(result, TieringMetrics.WINDOWS_HOLDING_STATE),
                 TieringMetrics.counter(result, TieringMetrics.GATE_KEYS_HOLDING_STATE),
-                blockFiles()),
+                storeEntries()),
         held -> held.equals(List.of(0L, 0L, 0L)));
     assertEquals(PipelineResult.State.RUNNING, result.getState(), "the stream is still open");
     ALL_KEYS_CLEARED.set(true);
@@ -168,9 +171,34 @@ class TieredWindowStateEndsTest {
     assertEquals(keys + 1L, TieringMetrics.counter(result, "onTimePanes"), "one per key");
   }
 
-  private long blockFiles() throws java.io.IOException {
-    try (Stream<Path> files = Files.walk(store)) {
-      return files.filter(f -> f.toString().endsWith(".blk")).count();
-    }
+  /** Blocks and owner directories in the store, counted while purges delete them. */
+  private long storeEntries() throws java.io.IOException {
+    long[] entries = {0};
+    Files.walkFileTree(
+        store,
+        new SimpleFileVisitor<>() {
+          @Override
+          public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
+            entries[0] += dir.equals(store) ? 0 : 1;
+            return FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+            entries[0]++;
+            return FileVisitResult.CONTINUE;
+          }
+
+          @Override
+          public FileVisitResult visitFileFailed(Path file, java.io.IOException e) {
+            return FileVisitResult.CONTINUE; // deleted while counted
+          }
+
+          @Override
+          public FileVisitResult postVisitDirectory(Path dir, java.io.IOException e) {
+            return FileVisitResult.CONTINUE;
+          }
+        });
+    return entries[0];
   }
 }

@@ -8,6 +8,7 @@ import dev.eventide.pipelines.soak.SoakRun;
 import dev.eventide.pipelines.soak.SoakSample;
 import dev.eventide.pipelines.soak.SoakVerdict;
 import dev.eventide.pipelines.soak.StartedCluster;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -123,8 +124,8 @@ final class BenchSoakCommand implements Callable<Integer> {
       defaultValue = "eventide-output/soak-blocks",
       paramLabel = "DIR",
       description =
-          "Where the local block store goes, a directory per run; on a session cluster, one the"
-              + " TaskManagers can write (default: ${DEFAULT-VALUE}).")
+          "Where the local block store goes, a directory per run, deleted when the run ends; on a"
+              + " session cluster, one the TaskManagers can write (default: ${DEFAULT-VALUE}).")
   Path store;
 
   @Option(
@@ -236,6 +237,14 @@ final class BenchSoakCommand implements Callable<Integer> {
         err.println("soak: stopping the Flink session cluster it started");
         err.flush();
         cluster.close();
+      }
+      // The run's blocks are of no use once its job is gone (a cancelled job is not restored).
+      Path runStore = Path.of(java.net.URI.create(config.storeUri()));
+      try {
+        CliFiles.deleteTree(runStore);
+      } catch (IOException e) {
+        err.println("soak: could not delete the run's store " + runStore + ": " + e);
+        err.flush();
       }
     }
   }

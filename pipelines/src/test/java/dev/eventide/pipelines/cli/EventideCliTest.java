@@ -396,4 +396,32 @@ class EventideCliTest {
     assertThat(Files.size(charts.resolve("transforms-direct.png")) > 0, equalTo(true));
     assertNoStackTrace(o);
   }
+
+  /** A short soak on the DirectRunner: its rows, verdict and charts, and no blocks left behind. */
+  @Test
+  void benchSoakPrintsItsReadingsAndDeletesItsRunsStore() throws IOException {
+    Path store = temp.resolve("blocks");
+    Path charts = temp.resolve("soak-charts");
+    Outcome o =
+        run(
+            "bench",
+            "soak",
+            "--runner=direct",
+            "--events=3000",
+            "--active-keys=40",
+            "--minutes=10",
+            "--period=1s",
+            "--store=" + store,
+            "--chart-dir=" + charts);
+    assertThat(o.err(), o.exitCode(), equalTo(0));
+    assertThat(o.out(), containsString("job ended after"));
+    assertThat(
+        o.out(), containsString("blocks left in the store: TieredWindow 0, TrendAggregate 0"));
+    assertThat(o.out(), containsString("verdict: "));
+    assertThat(Files.size(charts.resolve("soak-state.png")) > 0, equalTo(true));
+    try (var left = Files.list(store)) {
+      assertThat("the run's store directory is deleted", left.toList(), equalTo(List.of()));
+    }
+    assertNoStackTrace(o);
+  }
 }

@@ -1,7 +1,8 @@
 package dev.eventide.tiering;
 
 import dev.eventide.blockstore.BlockName;
-import dev.eventide.tiering.internal.bag.BagState;
+import dev.eventide.blockstore.internal.bag.BagState;
+import dev.eventide.blockstore.internal.bag.BlockInfo;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.state.ValueState;
@@ -10,7 +11,8 @@ import org.apache.beam.sdk.values.KV;
 /**
  * A {@link BagState} in Beam state cells of one key and window, so the memory bucket and the
  * manifest are checkpointed by the runner with everything else. The manifest is a Beam bag of block
- * paths: a new block is one append, however many the window already has.
+ * paths: a new block is one append, however many the window already has. Paths only: a window's
+ * blocks are read whole, so their time ranges are not kept.
  */
 final class BeamBagState implements BagState {
   private final org.apache.beam.sdk.state.BagState<byte[]> memory;
@@ -54,15 +56,21 @@ final class BeamBagState implements BagState {
   }
 
   @Override
-  public List<BlockName> manifest() {
-    List<BlockName> names = new ArrayList<>();
-    blocks.read().forEach(path -> names.add(BlockName.parse(path)));
+  public List<BlockInfo> manifest() {
+    List<BlockInfo> names = new ArrayList<>();
+    blocks.read().forEach(path -> names.add(BlockInfo.untimed(BlockName.parse(path))));
     return names;
   }
 
   @Override
-  public void appendToManifest(BlockName block) {
-    blocks.add(block.path());
+  public void appendToManifest(BlockInfo block) {
+    blocks.add(block.name().path());
+  }
+
+  @Override
+  public void replaceManifest(List<BlockInfo> kept) {
+    blocks.clear();
+    kept.forEach(this::appendToManifest);
   }
 
   @Override

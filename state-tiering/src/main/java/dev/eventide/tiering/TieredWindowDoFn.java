@@ -3,7 +3,8 @@ package dev.eventide.tiering;
 import dev.eventide.blockstore.BlockName;
 import dev.eventide.blockstore.BlockStore;
 import dev.eventide.blockstore.BlockStores;
-import dev.eventide.tiering.internal.bag.TieredBag;
+import dev.eventide.blockstore.internal.bag.BlockInfo;
+import dev.eventide.blockstore.internal.bag.TieredBag;
 import dev.eventide.tiering.internal.io.IoScheduler;
 import dev.eventide.tiering.internal.io.IoScheduler.Priority;
 import dev.eventide.tiering.internal.io.PrestagePlanner;
@@ -292,7 +293,7 @@ final class TieredWindowDoFn<K, V, O>
     }
     if (!progress.pending()) {
       if (settings.prestaging() && progress.panes() > 0) {
-        List<BlockName> blocks = bag.blocks();
+        List<BlockName> blocks = bag.blocks().stream().map(BlockInfo::name).toList();
         long delayNanos =
             settings.prestageAhead() ? planner.delayNanos(blocks.size(), System.nanoTime()) : 0;
         io.prestage(
@@ -363,7 +364,7 @@ final class TieredWindowDoFn<K, V, O>
     BeamBagState state = new BeamBagState(memory, memorySize, manifest);
     // Timers due at once may fire in any order: a pending pane goes out before the purge.
     fireIfPending(key, window, state, progressState, true, out.get(resultsTag));
-    List<BlockName> blocks = state.manifest();
+    List<BlockName> blocks = state.manifest().stream().map(BlockInfo::name).toList();
     if (!blocks.isEmpty()) {
       out.get(purges()).output(PurgeBlocksFn.purge(owner(key, window), blocks));
     }
@@ -447,7 +448,7 @@ final class TieredWindowDoFn<K, V, O>
   private TieredBag<V> bag(K key, BoundedWindow window, BeamBagState state, BlockStore store) {
     return new TieredBag<>(
         owner(key, window),
-        valueCoder,
+        new CoderCodec<>(valueCoder),
         state,
         store,
         new TieredBag.Limits(settings.memoryElements(), settings.memoryBytes()));

@@ -45,10 +45,7 @@ class ArchitectureTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(
-            "org.apache.beam..",
-            "dev.eventide.tiering",
-            "dev.eventide.tiering.internal.bag..",
-            "dev.eventide.tiering.internal.io..")
+            "org.apache.beam..", "dev.eventide.tiering", "dev.eventide.tiering.internal.io..")
         .check(MAIN);
   }
 }

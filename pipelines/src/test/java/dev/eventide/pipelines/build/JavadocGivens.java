@@ -105,6 +105,10 @@ final class JavadocGivens {
           given("BlockStores.java", "import dev.eventide.blockstore.*;", ""),
           given("BlockName.java", "import dev.eventide.blockstore.*;", "byte[] bytes;"),
           given("LocalFileBlockStore.java", "import dev.eventide.blockstore.*;", ""),
+          given(
+              "TieredBag.java",
+              "import dev.eventide.blockstore.*; import dev.eventide.blockstore.internal.bag.*;",
+              "ElementCodec<Long> codec; BlockStore store;"),
           given("InMemoryBlockStore.java", "import dev.eventide.blockstore.*;", ""),
           given(
               "GcsBlockStore.java",

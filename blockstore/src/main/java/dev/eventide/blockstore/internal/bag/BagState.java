@@ -1,16 +1,14 @@
-package dev.eventide.tiering.internal.bag;
+package dev.eventide.blockstore.internal.bag;
 
-import dev.eventide.blockstore.BlockName;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Where a {@link TieredBag} keeps what must survive a checkpoint: the memory bucket's elements
- * (each already encoded with the bag's coder, so an element is encoded once, when it is added,
- * whether it stays in memory or moves to a block) and size, and the manifest of the bag's blocks,
- * which only grows by appends. On a runner these are Beam state cells of the key and window (two
- * {@code BagState}s and a {@code ValueState}), so they are checkpointed with everything else;
- * {@link #inMemory()} is for tests and single-process use.
+ * (each already encoded, so an element is encoded once, when it is added, whether it stays in
+ * memory or moves to a block) and size, and the manifest of the bag's blocks, which grows by
+ * appends. On a runner these are state cells of the key and window, checkpointed with everything
+ * else; {@link #inMemory()} is for tests and single-process use.
  */
 public interface BagState {
 
@@ -27,11 +25,17 @@ public interface BagState {
 
   void setMemorySize(long elements, long bytes);
 
-  /** The blocks holding the rest of the bag, oldest first. */
-  List<BlockName> manifest();
+  /**
+   * The blocks holding the rest of the bag, oldest first. A state that keeps block names only
+   * returns {@link BlockInfo#untimed} entries.
+   */
+  List<BlockInfo> manifest();
 
   /** Names one more block, after the others: no rewrite of the manifest. */
-  void appendToManifest(BlockName block);
+  void appendToManifest(BlockInfo block);
+
+  /** Replaces the manifest by some of its blocks, in their order (when others were deleted). */
+  void replaceManifest(List<BlockInfo> blocks);
 
   void clearManifest();
 
@@ -39,7 +43,7 @@ public interface BagState {
   static BagState inMemory() {
     return new BagState() {
       private final List<byte[]> memory = new ArrayList<>();
-      private final List<BlockName> manifest = new ArrayList<>();
+      private final List<BlockInfo> manifest = new ArrayList<>();
       private long elements;
       private long bytes;
 
@@ -72,13 +76,19 @@ public interface BagState {
       }
 
       @Override
-      public List<BlockName> manifest() {
+      public List<BlockInfo> manifest() {
         return List.copyOf(manifest);
       }
 
       @Override
-      public void appendToManifest(BlockName block) {
+      public void appendToManifest(BlockInfo block) {
         manifest.add(block);
+      }
+
+      @Override
+      public void replaceManifest(List<BlockInfo> blocks) {
+        manifest.clear();
+        manifest.addAll(blocks);
       }
 
       @Override

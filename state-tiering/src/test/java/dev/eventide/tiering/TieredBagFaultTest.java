@@ -1,4 +1,4 @@
-package dev.eventide.tiering.internal.bag;
+package dev.eventide.tiering;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,6 +9,8 @@ import com.google.common.jimfs.Jimfs;
 import dev.eventide.blockstore.BlockStore;
 import dev.eventide.blockstore.BlockStores;
 import dev.eventide.blockstore.LocalFileBlockStore;
+import dev.eventide.blockstore.internal.bag.BagState;
+import dev.eventide.blockstore.internal.bag.TieredBag;
 import dev.eventide.testing.differential.Seeds;
 import dev.eventide.tiering.teststore.FaultyBlockStore;
 import java.io.IOException;
@@ -23,11 +25,13 @@ import org.apache.beam.sdk.coders.VarLongCoder;
 import org.junit.jupiter.api.Test;
 
 /**
- * A store that fails or delays operations never makes a bag lose an element silently: every add
- * either succeeds, and the element is read back, or throws, and the bag still holds every element
- * added before; reads either return everything or throw.
+ * A window's tiered bag, its values in their Beam coder's form (as {@code TieredWindow} keeps
+ * them), over a store that fails or delays operations never makes a bag lose an element silently:
+ * every add either succeeds, and the element is read back, or throws, and the bag still holds every
+ * element added before; reads either return everything or throw.
  */
 class TieredBagFaultTest {
+  private static final CoderCodec<Long> LONGS = new CoderCodec<>(VarLongCoder.of());
 
   @Test
   void failingOperationsNeverLoseAnAcceptedElement() throws Exception {
@@ -36,7 +40,7 @@ class TieredBagFaultTest {
       FaultyBlockStore faulty = new FaultyBlockStore(healthy, seed, 0.2, 0);
       BagState state = BagState.inMemory();
       TieredBag<Long> bag =
-          new TieredBag<>("k", VarLongCoder.of(), state, faulty, new TieredBag.Limits(3, 1000));
+          new TieredBag<>("k", LONGS, state, faulty, new TieredBag.Limits(3, 1000));
       Random random = new Random(seed);
       List<Long> accepted = new ArrayList<>();
       int rejected = 0;
@@ -63,14 +67,13 @@ class TieredBagFaultTest {
       }
       // and through a healthy one, everything accepted is there.
       read.clear();
-      new TieredBag<>("k", VarLongCoder.of(), state, healthy, new TieredBag.Limits(3, 1000))
+      new TieredBag<>("k", LONGS, state, healthy, new TieredBag.Limits(3, 1000))
           .read()
           .forEach(read::add);
       Collections.sort(read);
       assertEquals(accepted, read, "seed " + seed);
       // Blocks whose write failed after storing them are orphans, collected from the healthy store.
-      new TieredBag<>("k", VarLongCoder.of(), state, healthy, new TieredBag.Limits(3, 1000))
-          .collectGarbage();
+      new TieredBag<>("k", LONGS, state, healthy, new TieredBag.Limits(3, 1000)).collectGarbage();
       assertEquals(state.manifest().size(), healthy.list("k").size());
     }
   }
@@ -80,8 +83,7 @@ class TieredBagFaultTest {
     FaultyBlockStore slow =
         new FaultyBlockStore(BlockStores.open("memory:" + UUID.randomUUID()), 1, 0, 3);
     TieredBag<Long> bag =
-        new TieredBag<>(
-            "k", VarLongCoder.of(), BagState.inMemory(), slow, new TieredBag.Limits(2, 1000));
+        new TieredBag<>("k", LONGS, BagState.inMemory(), slow, new TieredBag.Limits(2, 1000));
     for (long i = 0; i < 20; i++) {
       bag.add(i);
     }
@@ -103,7 +105,7 @@ class TieredBagFaultTest {
       TieredBag<byte[]> bag =
           new TieredBag<>(
               "k",
-              org.apache.beam.sdk.coders.ByteArrayCoder.of(),
+              new CoderCodec<>(org.apache.beam.sdk.coders.ByteArrayCoder.of()),
               state,
               store,
               new TieredBag.Limits(1, 1 << 20));

@@ -2,6 +2,8 @@ package dev.eventide.trends.beam;
 
 import dev.eventide.blockstore.BlockName;
 import dev.eventide.blockstore.BlockStore;
+import dev.eventide.blockstore.internal.bag.BlockInfo;
+import dev.eventide.blockstore.internal.bag.TieredBag;
 import dev.eventide.trends.Event;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -14,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.LongPredicate;
+import java.util.function.Predicate;
 import org.apache.beam.sdk.coders.AtomicCoder;
 import org.apache.beam.sdk.coders.CoderException;
 import org.apache.beam.sdk.coders.ListCoder;
@@ -23,21 +26,49 @@ import org.apache.beam.sdk.util.CoderUtils;
 
 /**
  * The events one key of {@link TrendAggregateFn} keeps for re-evaluating windows with late events:
- * a memory bucket in Beam state and, when a block store is given, immutable blocks of events in it,
- * each named in Beam state with the time range of its events. When the memory bucket would exceed
- * its bound it is written out as one block; the block is durable before the manifest names it.
+ * a {@link TieredBag} whose memory bucket and manifest are Beam state cells of the key and whose
+ * blocks, when a block store is given, carry the time range of their events, so a re-evaluation
+ * reads only the blocks that reach into its windows, and expiry deletes whole blocks once the
+ * windows of their newest event have expired, instead of rewriting the bag. Only the memory bucket
+ * (at most its bound plus a firing's events) is ever rewritten.
  *
- * <p>This is the two tiers of state-tiering's {@code TieredBag}, with one difference that trends
- * need: a block carries its time range, so a re-evaluation reads only the blocks that reach into
- * its windows, and expiry deletes whole blocks once the windows of their newest event have expired,
- * instead of rewriting the bag. Only the memory bucket (at most its bound) is ever rewritten.
+ * <p>Keys written before the bag (a job restored from a savepoint of an earlier build) kept their
+ * memory bucket as a bag of events ({@code retained}) and their blocks in another format, named by
+ * a rewritten list ({@code retainedBlocks}). The first firing that touches such a key moves the old
+ * bucket's events into the bag; the old blocks stay where they are, are read by re-evaluations and
+ * expire as before, until none is left. Blocks are never moved: a move's deletes would be durable
+ * before the state naming the new blocks is.
  *
  * <p>One instance per key and firing, over that key's state cells; not thread-safe.
  */
 final class RetainedEvents {
 
-  /** A block of retained events: its store path, its events' time range and their number. */
-  record Block(String path, long minTime, long maxTime, int events) {
+  /** The key's state cells. */
+  record Cells(
+      BagState<byte[]> bucket,
+      BagState<BlockInfo> manifest,
+      BagState<Event> legacyBucket,
+      ValueState<List<LegacyBlock>> legacyManifest) {
+
+    void readLater(boolean withBlocks) {
+      bucket.readLater();
+      legacyBucket.readLater();
+      if (withBlocks) {
+        manifest.readLater();
+        legacyManifest.readLater();
+      }
+    }
+
+    void clear() {
+      bucket.clear();
+      manifest.clear();
+      legacyBucket.clear();
+      legacyManifest.clear();
+    }
+  }
+
+  /** A block written before the tiered bag: its path, time range and number of events. */
+  record LegacyBlock(String path, long minTime, long maxTime, int events) {
     BlockName name() {
       return BlockName.parse(path);
     }
@@ -45,60 +76,66 @@ final class RetainedEvents {
 
   private final BlockStore store; // null: everything stays in the memory bucket
   private final String owner;
-  private final long memoryLimit;
-  private final BagState<Event> memory;
-  private final ValueState<List<Block>> manifest;
+  private final String legacyOwner;
+  private final Cells cells;
   private final Progress progress;
+  private final TieredBag<Event> bag;
+  private boolean legacyBucketMoved;
 
+  /**
+   * @param owner the owner of the bag's blocks
+   * @param legacyOwner the owner of blocks written before the bag: another name, so that neither
+   *     collects the other's blocks as orphans
+   */
   RetainedEvents(
       BlockStore store,
       String owner,
+      String legacyOwner,
       long memoryLimit,
-      BagState<Event> memory,
-      ValueState<List<Block>> manifest,
+      Cells cells,
       Progress progress) {
     this.store = store;
     this.owner = owner;
-    this.memoryLimit = memoryLimit;
-    this.memory = memory;
-    this.manifest = manifest;
+    this.legacyOwner = legacyOwner;
+    this.cells = cells;
     this.progress = progress;
+    this.bag =
+        new TieredBag<>(
+            owner,
+            RetainedBlocks.EVENTS,
+            Event::time,
+            new BeamState(cells, progress),
+            store,
+            new TieredBag.Limits(store == null ? Long.MAX_VALUE : memoryLimit, Long.MAX_VALUE));
   }
 
   /** Schedules the reads of a firing that will read these events. */
   void readLater() {
-    memory.readLater();
-    if (store != null) {
-      manifest.readLater();
-    }
+    cells.readLater(store != null);
   }
 
   /** Keeps the events; writes the memory bucket out as a block once it exceeds its bound. */
   void add(Collection<Event> events) {
-    events.forEach(memory::add);
-    progress.retainedInMemory += events.size();
-    if (store != null && progress.retainedInMemory > memoryLimit) {
-      List<Event> bucket = new ArrayList<>();
-      memory.read().forEach(bucket::add);
-      List<Block> blocks = new ArrayList<>(blocks());
-      blocks.add(write(bucket));
-      manifest.write(blocks);
-      memory.clear();
-      progress.retainedInMemory = 0;
+    moveLegacyBucket();
+    try {
+      bag.addAll(events);
+    } catch (IOException e) {
+      throw failure("could not keep " + events.size() + " events", e);
     }
   }
 
   /** The retained events at or after {@code from}, reading only the blocks that hold some. */
   List<Event> from(long from) {
+    moveLegacyBucket();
     List<Event> events = new ArrayList<>();
-    for (Event e : memory.read()) {
-      if (e.time() >= from) {
-        events.add(e);
-      }
+    try {
+      bag.readFrom(from).forEach(events::add);
+    } catch (java.io.UncheckedIOException e) {
+      throw failure("could not read the retained events", e.getCause());
     }
-    for (Block b : blocks()) {
+    for (LegacyBlock b : legacyBlocks()) {
       if (b.maxTime() >= from) {
-        for (Event e : read(b)) {
+        for (Event e : readLegacy(b)) {
           if (e.time() >= from) {
             events.add(e);
           }
@@ -108,22 +145,28 @@ final class RetainedEvents {
     return events;
   }
 
-  /** The memory bucket's events, for expiry. */
-  Iterable<Event> memory() {
-    return memory.read();
+  /**
+   * Keeps in the memory bucket the events {@code keep} accepts (called once per event), for expiry;
+   * returns how many went.
+   */
+  int retainInMemory(Predicate<Event> keep) {
+    moveLegacyBucket();
+    return bag.retainInMemory(keep);
   }
 
-  /** Replaces the memory bucket by some of its events. */
-  void keepInMemory(List<Event> kept) {
-    memory.clear();
-    kept.forEach(memory::add);
-    progress.retainedInMemory = kept.size();
+  /** The latest event time of each block, oldest block first. */
+  List<Long> blockMaxTimes() {
+    List<Long> times = new ArrayList<>();
+    if (store != null) {
+      bag.blocks().forEach(b -> times.add(b.maxTime()));
+      legacyBlocks().forEach(b -> times.add(b.maxTime()));
+    }
+    return times;
   }
 
-  /** The blocks, oldest first. */
-  List<Block> blocks() {
-    List<Block> blocks = store == null ? null : manifest.read();
-    return blocks == null ? List.of() : blocks;
+  /** Whether the key keeps no block. */
+  boolean noBlocks() {
+    return store == null || (bag.blocks().isEmpty() && legacyBlocks().isEmpty());
   }
 
   /**
@@ -135,113 +178,206 @@ final class RetainedEvents {
     if (store == null) {
       return 0;
     }
-    List<Block> blocks = blocks();
-    List<Block> kept = new ArrayList<>();
-    List<Block> gone = new ArrayList<>();
-    for (Block b : blocks) {
+    try {
+      return bag.deleteBlocks(expiredAt) + deleteLegacyBlocks(expiredAt);
+    } catch (IOException e) {
+      throw failure("could not delete expired blocks", e);
+    }
+  }
+
+  /** Deletes every block of the owner, named in the manifest or not; returns how many. */
+  int deleteAllBlocks() {
+    if (store == null) {
+      return 0;
+    }
+    try {
+      int deleted = bag.deleteBlocks(maxTime -> true);
+      if (deleted == 0) {
+        deleted = bag.collectGarbage();
+      }
+      return deleted + deleteLegacyBlocks(maxTime -> true);
+    } catch (IOException e) {
+      throw failure("could not delete the blocks", e);
+    }
+  }
+
+  /** Clears the key's cells (its blocks are gone already). */
+  void clearState() {
+    cells.clear();
+    progress.retainedInMemory = 0;
+  }
+
+  /**
+   * Moves the events of a memory bucket kept before the bag into it, once per firing. The old
+   * bucket's count is what {@code retainedInMemory} counted: the bag's own bucket is empty then,
+   * since every firing that touches a key moves the old bucket first.
+   */
+  private void moveLegacyBucket() {
+    if (legacyBucketMoved) {
+      return;
+    }
+    legacyBucketMoved = true;
+    List<Event> legacy = new ArrayList<>();
+    cells.legacyBucket().read().forEach(legacy::add);
+    if (legacy.isEmpty()) {
+      return;
+    }
+    cells.legacyBucket().clear();
+    progress.retainedInMemory = 0;
+    try {
+      bag.addAll(legacy);
+    } catch (IOException e) {
+      throw failure("could not move " + legacy.size() + " events of an earlier build", e);
+    }
+  }
+
+  private List<LegacyBlock> legacyBlocks() {
+    List<LegacyBlock> blocks = store == null ? null : cells.legacyManifest().read();
+    return blocks == null ? List.of() : blocks;
+  }
+
+  /** Deletes old blocks as the code that wrote them did, orphans of their owner included. */
+  private int deleteLegacyBlocks(LongPredicate expiredAt) throws IOException {
+    List<LegacyBlock> blocks = legacyBlocks();
+    if (blocks.isEmpty()) {
+      return 0;
+    }
+    List<LegacyBlock> kept = new ArrayList<>();
+    List<LegacyBlock> gone = new ArrayList<>();
+    for (LegacyBlock b : blocks) {
       (expiredAt.test(b.maxTime()) ? gone : kept).add(b);
     }
     if (gone.isEmpty()) {
       return 0;
     }
-    return delete(gone, kept);
-  }
-
-  /** Deletes every block of the owner, named in the manifest or not; returns how many. */
-  int deleteAllBlocks() {
-    return store == null ? 0 : delete(blocks(), List.of());
-  }
-
-  private int delete(List<Block> gone, List<Block> kept) {
     if (kept.isEmpty()) {
-      manifest.clear();
+      cells.legacyManifest().clear();
     } else {
-      manifest.write(kept);
+      cells.legacyManifest().write(kept);
     }
     Set<BlockName> named = new HashSet<>();
     kept.forEach(b -> named.add(b.name()));
-    try {
-      for (Block b : gone) {
-        store.delete(b.name());
-      }
-      int orphans = 0;
-      for (BlockName name : store.list(owner)) {
-        if (!named.contains(name)) {
-          store.delete(name);
-          orphans++;
-        }
-      }
-      TrendMetrics.BLOCKS_DELETED.inc(gone.size() + orphans);
-      return gone.size() + orphans;
-    } catch (IOException e) {
-      throw new IllegalStateException(
-          "could not delete expired blocks of " + owner + " in " + store.uri() + ": " + e, e);
+    for (LegacyBlock b : gone) {
+      store.delete(b.name());
     }
+    int orphans = 0;
+    for (BlockName name : store.list(legacyOwner)) {
+      if (!named.contains(name)) {
+        store.delete(name);
+        orphans++;
+      }
+    }
+    return gone.size() + orphans;
   }
 
-  private static final ListCoder<Event> BLOCK = ListCoder.of(EventCoder.of());
+  private static final ListCoder<Event> LEGACY_BLOCK = ListCoder.of(EventCoder.of());
 
-  private Block write(List<Event> events) {
-    long min = Long.MAX_VALUE;
-    long max = Long.MIN_VALUE;
-    for (Event e : events) {
-      min = Math.min(min, e.time());
-      max = Math.max(max, e.time());
-    }
+  private List<Event> readLegacy(LegacyBlock b) {
     try {
-      byte[] contents = CoderUtils.encodeToByteArray(BLOCK, events);
-      BlockName name = store.write(owner, contents);
-      TrendMetrics.BLOCKS_WRITTEN.inc();
-      TrendMetrics.BYTES_WRITTEN.inc(contents.length);
-      return new Block(name.path(), min, max, events.size());
-    } catch (IOException e) {
-      throw new IllegalStateException(
-          "could not write a block of "
-              + events.size()
-              + " retained events of "
-              + owner
-              + " to "
-              + store.uri()
-              + ": "
-              + e.getMessage(),
-          e);
-    }
-  }
-
-  private List<Event> read(Block b) {
-    try {
-      List<Event> events = CoderUtils.decodeFromByteArray(BLOCK, store.read(b.name()));
-      TrendMetrics.BLOCKS_READ.inc();
+      List<Event> events = CoderUtils.decodeFromByteArray(LEGACY_BLOCK, store.read(b.name()));
       if (events.size() != b.events()) {
         throw new IOException(
-            "holds " + events.size() + " events where the manifest says " + b.events());
+            "block "
+                + b.path()
+                + " holds "
+                + events.size()
+                + " events where the manifest says "
+                + b.events());
       }
       return events;
     } catch (IOException e) {
-      throw new IllegalStateException(
-          "could not read block "
-              + b.path()
-              + " of "
-              + owner
-              + " from "
-              + store.uri()
-              + ": "
-              + e.getMessage(),
-          e);
+      throw failure("could not read block " + b.path(), e);
     }
   }
 
-  /** The coder of a manifest. */
-  static final class ManifestCoder extends AtomicCoder<List<Block>> {
+  private IllegalStateException failure(String what, Throwable cause) {
+    return new IllegalStateException(
+        what
+            + " of "
+            + owner
+            + (store == null ? "" : " in " + store.uri())
+            + ": "
+            + cause.getMessage(),
+        cause);
+  }
+
+  /**
+   * The bag's state in the key's cells; the memory bucket's size is {@code retainedInMemory} of the
+   * key's progress (events: the bucket is bounded in events only).
+   */
+  private static final class BeamState implements dev.eventide.blockstore.internal.bag.BagState {
+    private final Cells cells;
+    private final Progress progress;
+
+    BeamState(Cells cells, Progress progress) {
+      this.cells = cells;
+      this.progress = progress;
+    }
+
+    @Override
+    public Iterable<byte[]> memory() {
+      return cells.bucket().read();
+    }
+
+    @Override
+    public void addToMemory(byte[] encoded) {
+      cells.bucket().add(encoded);
+    }
+
+    @Override
+    public void clearMemory() {
+      cells.bucket().clear();
+      progress.retainedInMemory = 0;
+    }
+
+    @Override
+    public long[] memorySize() {
+      return new long[] {progress.retainedInMemory, 0};
+    }
+
+    @Override
+    public void setMemorySize(long elements, long bytes) {
+      progress.retainedInMemory = elements;
+    }
+
+    @Override
+    public List<BlockInfo> manifest() {
+      List<BlockInfo> blocks = new ArrayList<>();
+      cells.manifest().read().forEach(blocks::add);
+      return blocks;
+    }
+
+    @Override
+    public void appendToManifest(BlockInfo block) {
+      cells.manifest().add(block);
+    }
+
+    @Override
+    public void replaceManifest(List<BlockInfo> blocks) {
+      cells.manifest().clear();
+      blocks.forEach(cells.manifest()::add);
+    }
+
+    @Override
+    public void clearManifest() {
+      cells.manifest().clear();
+    }
+  }
+
+  /**
+   * The coder of the list that named blocks before the bag, still read from restored state. Its
+   * name stays: Flink's snapshot of a state's serializer holds the coder, Java-serialized.
+   */
+  static final class ManifestCoder extends AtomicCoder<List<LegacyBlock>> {
     private static final long serialVersionUID = 1L;
     private static final int VERSION = 1;
 
     @Override
-    public void encode(List<Block> blocks, OutputStream stream) throws IOException {
+    public void encode(List<LegacyBlock> blocks, OutputStream stream) throws IOException {
       DataOutputStream out = new DataOutputStream(stream);
       out.writeByte(VERSION);
       out.writeInt(blocks.size());
-      for (Block b : blocks) {
+      for (LegacyBlock b : blocks) {
         out.writeUTF(b.path());
         out.writeLong(b.minTime());
         out.writeLong(b.maxTime());
@@ -251,7 +387,7 @@ final class RetainedEvents {
     }
 
     @Override
-    public List<Block> decode(InputStream stream) throws IOException {
+    public List<LegacyBlock> decode(InputStream stream) throws IOException {
       DataInputStream in = new DataInputStream(stream);
       int version = in.readUnsignedByte();
       if (version != VERSION) {
@@ -259,9 +395,9 @@ final class RetainedEvents {
             "retained-event manifest of version " + version + ", expected " + VERSION);
       }
       int size = in.readInt();
-      List<Block> blocks = new ArrayList<>(size);
+      List<LegacyBlock> blocks = new ArrayList<>(size);
       for (int i = 0; i < size; i++) {
-        blocks.add(new Block(in.readUTF(), in.readLong(), in.readLong(), in.readInt()));
+        blocks.add(new LegacyBlock(in.readUTF(), in.readLong(), in.readLong(), in.readInt()));
       }
       return blocks;
     }

@@ -2,6 +2,7 @@ package dev.eventide.trends.beam;
 
 import dev.eventide.blockstore.BlockStore;
 import dev.eventide.blockstore.BlockStores;
+import dev.eventide.blockstore.internal.bag.BlockInfo;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendResult;
@@ -55,15 +56,16 @@ import org.joda.time.Instant;
  *   <li>{@code fire} advances the core states (one per partition of the group, in {@code core}) by
  *       the pending events up to its time, in time order, closes the windows that end by then,
  *       combines the partitions' results and emits one per query and window, in an ON_TIME pane.
- *   <li>Advanced events are kept ({@link RetainedEvents}: in {@code retained}, and with a block
- *       store in blocks named by {@code retainedBlocks}) until every window holding them has
- *       expired ({@code expire} timer, which holds nothing; with blocks, a {@code cleanup} timer at
- *       the end of time deletes what is left): without allowed lateness too, until their last
- *       window has fired. An event whose time is already evaluated waits in {@code lateArrivals}
- *       with the watermark it arrived under; the next {@code fire} (set at once) rebuilds the core
- *       states from the retained events of the windows it touches, emits the closed windows it
- *       entered (those not expired at its arrival) in LATE panes, a window that has lost its trends
- *       with a result of no trends, and keeps the open ones, with it, for their on-time panes.
+ *   <li>Advanced events are kept ({@link RetainedEvents}: in {@code retainedBucket}, and with a
+ *       block store in blocks named by {@code retainedManifest}) until every window holding them
+ *       has expired ({@code expire} timer, which holds nothing; with blocks, a {@code cleanup}
+ *       timer at the end of time deletes what is left): without allowed lateness too, until their
+ *       last window has fired. An event whose time is already evaluated waits in {@code
+ *       lateArrivals} with the watermark it arrived under; the next {@code fire} (set at once)
+ *       rebuilds the core states from the retained events of the windows it touches, emits the
+ *       closed windows it entered (those not expired at its arrival) in LATE panes, a window that
+ *       has lost its trends with a result of no trends, and keeps the open ones, with it, for their
+ *       on-time panes.
  *   <li>An event whose windows had all expired at its arrival goes to the dead letters.
  * </ul>
  *
@@ -83,6 +85,9 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   private static final String PENDING_SLICES = "pendingSlices";
   // Late events with the input watermark at their arrival, which decides the windows they enter.
   private static final String LATE = "lateArrivals";
+  private static final String RETAINED_BUCKET = "retainedBucket";
+  private static final String RETAINED_MANIFEST = "retainedManifest";
+  // Where keys kept their retained events before the tiered bag (read from restored state).
   private static final String RETAINED = "retained";
   private static final String RETAINED_BLOCKS = "retainedBlocks";
   private static final String CORE = "core";
@@ -111,8 +116,16 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   @StateId(RETAINED)
   private final StateSpec<BagState<Event>> retainedSpec = StateSpecs.bag(EventCoder.of());
 
+  @StateId(RETAINED_BUCKET)
+  private final StateSpec<BagState<byte[]>> retainedBucketSpec =
+      StateSpecs.bag(ByteArrayCoder.of());
+
+  @StateId(RETAINED_MANIFEST)
+  private final StateSpec<BagState<BlockInfo>> retainedManifestSpec =
+      StateSpecs.bag(RetainedBlocks.InfoCoder.of());
+
   @StateId(RETAINED_BLOCKS)
-  private final StateSpec<ValueState<List<RetainedEvents.Block>>> retainedBlocksSpec =
+  private final StateSpec<ValueState<List<RetainedEvents.LegacyBlock>>> retainedBlocksSpec =
       StateSpecs.value(new RetainedEvents.ManifestCoder());
 
   @StateId(CORE)
@@ -147,7 +160,11 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   private transient TrendPlan plan;
   private transient TrendStateCodec codec;
   private transient BlockStore store;
+  // The owners of a key's blocks: stable across restarts and savepoints (the queries and the key),
+  // so a restored job deletes what its earlier run wrote. Blocks written before the tiered bag
+  // have owners of another prefix: neither collects the other's blocks as orphans.
   private transient String ownerPrefix;
+  private transient String legacyOwnerPrefix;
 
   TrendAggregateFn(
       Workload workload,
@@ -167,11 +184,11 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     plan = TrendPlan.compile(workload, sharing);
     codec = TrendStateCodec.of(plan);
     if (retention.storeUri() != null) {
-      store = BlockStores.open(retention.storeUri());
-      ownerPrefix =
-          "trend-aggregate/"
-              + String.join(",", workload.queries().stream().map(Query::name).toList())
-              + "/";
+      store = RetainedBlocks.counted(BlockStores.open(retention.storeUri()));
+      String queries =
+          String.join(",", workload.queries().stream().map(Query::name).toList()) + "/";
+      ownerPrefix = "trends/" + queries;
+      legacyOwnerPrefix = "trend-aggregate/" + queries;
     }
   }
 
@@ -252,8 +269,10 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @StateId(PENDING) BagState<Event> pendingState,
       @StateId(PENDING_SLICES) MapState<Long, List<Event>> pendingSlices,
       @StateId(LATE) BagState<KV<Long, Event>> lateState,
+      @StateId(RETAINED_BUCKET) BagState<byte[]> retainedBucket,
+      @StateId(RETAINED_MANIFEST) BagState<BlockInfo> retainedManifest,
       @StateId(RETAINED) BagState<Event> retainedState,
-      @StateId(RETAINED_BLOCKS) ValueState<List<RetainedEvents.Block>> retainedBlocks,
+      @StateId(RETAINED_BLOCKS) ValueState<List<RetainedEvents.LegacyBlock>> retainedBlocks,
       @StateId(CORE) ValueState<List<byte[]>> coreState,
       @StateId(PROGRESS) ValueState<Progress> progress,
       @TimerId(FIRE) Timer fire,
@@ -269,7 +288,8 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     Progress p = orNew(progress.read());
     PendingEvents pending = new PendingEvents(pendingState, pendingSlices, p, plan.slide(unit));
     pending.readLater(t);
-    RetainedEvents retained = retained(key, retainedState, retainedBlocks, p);
+    RetainedEvents retained =
+        retained(key, retainedBucket, retainedManifest, retainedState, retainedBlocks, p);
     retained.readLater();
     p.fireAt = Progress.NONE;
     p.holdAt = Progress.NONE;
@@ -315,7 +335,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       p.holdAt = holdAt;
       fire.withOutputTimestamp(new Instant(holdAt)).set(new Instant(fireAt));
     }
-    if (!p.cleanupSet && !retained.blocks().isEmpty()) {
+    if (!p.cleanupSet && !retained.noBlocks()) {
       // Holds the output watermark just short of the end of time: Flink clears a global window's
       // state once its output watermark passes it, and this key's blocks must go before that.
       p.cleanupSet = true;
@@ -323,17 +343,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     }
     report(counters);
     if (idle(p, states.isEmpty(), retained)) {
-      clear(
-          pendingState,
-          pendingSlices,
-          lateState,
-          retainedState,
-          retainedBlocks,
-          coreState,
-          progress,
-          p,
-          cleanup,
-          t);
+      clear(pendingState, pendingSlices, lateState, retained, coreState, progress, p, cleanup, t);
       remember(horizon(p), clearedAt, forget);
       return;
     }
@@ -345,8 +355,10 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   public void onExpire(
       OnTimerContext c,
       @Key String key,
+      @StateId(RETAINED_BUCKET) BagState<byte[]> retainedBucket,
+      @StateId(RETAINED_MANIFEST) BagState<BlockInfo> retainedManifest,
       @StateId(RETAINED) BagState<Event> retainedState,
-      @StateId(RETAINED_BLOCKS) ValueState<List<RetainedEvents.Block>> retainedBlocks,
+      @StateId(RETAINED_BLOCKS) ValueState<List<RetainedEvents.LegacyBlock>> retainedBlocks,
       @StateId(PROGRESS) ValueState<Progress> progress,
       @StateId(PENDING) BagState<Event> pendingState,
       @StateId(PENDING_SLICES) MapState<Long, List<Event>> pendingSlices,
@@ -360,40 +372,36 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     long now = c.fireTimestamp().getMillis();
     coreState.readLater();
     Progress p = orNew(progress.read());
-    RetainedEvents retained = retained(key, retainedState, retainedBlocks, p);
+    RetainedEvents retained =
+        retained(key, retainedBucket, retainedManifest, retainedState, retainedBlocks, p);
     retained.readLater();
     p.expireAt = Progress.NONE;
     p.expiredUpTo = Math.max(p.expiredUpTo, now);
     // The watermark is past `now`: what expires by then goes, unless a window holding it is still
     // open (a re-evaluation rebuilds open windows from these events); the next fire retries.
-    long next = Long.MAX_VALUE;
-    List<Event> kept = new ArrayList<>();
-    boolean dropped = false;
-    for (Event e : retained.memory()) {
-      long expiry = expiry(unit, e.time());
-      if (expiry <= now && lastEnd(unit, e.time()) - 1 <= p.evaluatedUpTo) {
-        dropped = true;
-      } else {
-        kept.add(e);
-        if (expiry > now) {
-          next = Math.min(next, expiry);
-        } else {
-          p.expireAfterFire = true;
-        }
-      }
-    }
-    if (dropped) {
-      retained.keepInMemory(kept);
-    }
+    long[] next = {Long.MAX_VALUE};
+    retained.retainInMemory(
+        e -> {
+          long expiry = expiry(unit, e.time());
+          if (expiry <= now && lastEnd(unit, e.time()) - 1 <= p.evaluatedUpTo) {
+            return false;
+          }
+          if (expiry > now) {
+            next[0] = Math.min(next[0], expiry);
+          } else {
+            p.expireAfterFire = true;
+          }
+          return true;
+        });
     // Blocks go whole, once their newest event's windows are gone (and the purge delay is over).
     retained.deleteBlocks(
         maxTime ->
             saturatedAdd(expiry(unit, maxTime), retention.purgeDelayMillis()) <= now
                 && lastEnd(unit, maxTime) - 1 <= p.evaluatedUpTo);
-    for (RetainedEvents.Block b : retained.blocks()) {
-      long expiry = saturatedAdd(expiry(unit, b.maxTime()), retention.purgeDelayMillis());
+    for (long maxTime : retained.blockMaxTimes()) {
+      long expiry = saturatedAdd(expiry(unit, maxTime), retention.purgeDelayMillis());
       if (expiry > now) {
-        next = Math.min(next, expiry);
+        next[0] = Math.min(next[0], expiry);
       } else {
         p.expireAfterFire = true;
       }
@@ -405,25 +413,15 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       if (expiry <= now) {
         panes.remove();
       } else {
-        next = Math.min(next, expiry);
+        next[0] = Math.min(next[0], expiry);
       }
     }
-    if (next != Long.MAX_VALUE) {
-      scheduleExpiry(p, next, expire);
+    if (next[0] != Long.MAX_VALUE) {
+      scheduleExpiry(p, next[0], expire);
     }
     List<byte[]> core = coreState.read();
     if (idle(p, core == null || core.isEmpty(), retained)) {
-      clear(
-          pendingState,
-          pendingSlices,
-          lateState,
-          retainedState,
-          retainedBlocks,
-          coreState,
-          progress,
-          p,
-          cleanup,
-          now);
+      clear(pendingState, pendingSlices, lateState, retained, coreState, progress, p, cleanup, now);
       remember(horizon(p), clearedAt, forget);
       return;
     }
@@ -441,7 +439,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
         && p.pendingSlices.isEmpty()
         && p.panes.isEmpty()
         && p.retainedInMemory == 0
-        && retained.blocks().isEmpty();
+        && retained.noBlocks();
   }
 
   /** Clears all of the key's state: its next event starts afresh, judged by the watermark. */
@@ -449,8 +447,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       BagState<Event> pending,
       MapState<Long, List<Event>> pendingSlices,
       BagState<KV<Long, Event>> late,
-      BagState<Event> retained,
-      ValueState<List<RetainedEvents.Block>> retainedBlocks,
+      RetainedEvents retained,
       ValueState<List<byte[]>> core,
       ValueState<Progress> progress,
       Progress p,
@@ -459,8 +456,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     pending.clear();
     pendingSlices.clear();
     late.clear();
-    retained.clear();
-    retainedBlocks.clear();
+    retained.clearState();
     core.clear();
     progress.clear();
     if (p.cleanupSet) {
@@ -534,16 +530,19 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   public void onCleanup(
       OnTimerContext c,
       @Key String key,
+      @StateId(RETAINED_BUCKET) BagState<byte[]> retainedBucket,
+      @StateId(RETAINED_MANIFEST) BagState<BlockInfo> retainedManifest,
       @StateId(RETAINED) BagState<Event> retainedState,
-      @StateId(RETAINED_BLOCKS) ValueState<List<RetainedEvents.Block>> retainedBlocks,
+      @StateId(RETAINED_BLOCKS) ValueState<List<RetainedEvents.LegacyBlock>> retainedBlocks,
       @StateId(PROGRESS) ValueState<Progress> progress) {
     if (c.fireTimestamp().getMillis() < LAST_TIMER) {
       return;
     }
     Progress p = orNew(progress.read());
-    retained(key, retainedState, retainedBlocks, p).deleteAllBlocks();
-    retainedState.clear();
-    p.retainedInMemory = 0;
+    RetainedEvents retained =
+        retained(key, retainedBucket, retainedManifest, retainedState, retainedBlocks, p);
+    retained.deleteAllBlocks();
+    retained.clearState();
     progress.write(p);
   }
 
@@ -634,18 +633,18 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
 
   private RetainedEvents retained(
       String key,
-      BagState<Event> memory,
-      ValueState<List<RetainedEvents.Block>> blocks,
+      BagState<byte[]> bucket,
+      BagState<BlockInfo> manifest,
+      BagState<Event> legacyBucket,
+      ValueState<List<RetainedEvents.LegacyBlock>> legacyManifest,
       Progress p) {
-    return new RetainedEvents(store, owner(key), retention.memoryEvents(), memory, blocks, p);
-  }
-
-  /**
-   * The owner of a key's blocks: stable across restarts and savepoints (the queries and the key),
-   * so a restored job deletes what its earlier run wrote.
-   */
-  private String owner(String key) {
-    return ownerPrefix + key;
+    return new RetainedEvents(
+        store,
+        ownerPrefix + key,
+        legacyOwnerPrefix + key,
+        retention.memoryEvents(),
+        new RetainedEvents.Cells(bucket, manifest, legacyBucket, legacyManifest),
+        p);
   }
 
   private void advance(

@@ -113,6 +113,30 @@ public final class TieredBag<T> {
     state.setMemorySize(memory[0] + 1, memory[1] + size);
   }
 
+  /**
+   * Adds elements to the memory bucket, then writes the bucket out as one block if it exceeds a
+   * bound: a batch goes to one block, however small the bounds (which the bucket may exceed by the
+   * batch until then).
+   */
+  public void addAll(Iterable<? extends T> elements) throws IOException {
+    long[] memory = state.memorySize();
+    long count = memory[0];
+    long bytes = memory[1];
+    for (T element : elements) {
+      byte[] encoded = codec.encode(element);
+      state.addToMemory(encoded);
+      count++;
+      bytes += encoded.length;
+    }
+    if (count == memory[0]) {
+      return;
+    }
+    state.setMemorySize(count, bytes);
+    if (count > limits.elements() || bytes > limits.bytes()) {
+      destage();
+    }
+  }
+
   /** Writes the memory bucket out as one block and empties it (nothing to do if it is empty). */
   public void destage() throws IOException {
     destage(0);

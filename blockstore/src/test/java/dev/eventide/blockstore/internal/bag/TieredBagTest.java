@@ -184,6 +184,25 @@ class TieredBagTest {
   }
 
   @Test
+  void aBatchGoesToOneBlockOnceTheBucketExceedsItsBound() throws Exception {
+    BagState state = BagState.inMemory();
+    TieredBag<Long> bag = timedBag(state, 3);
+    bag.addAll(List.of(5L, 1L));
+    bag.addAll(List.of());
+    assertEquals(List.of(), bag.blocks());
+    assertEquals(2, state.memorySize()[0]);
+    bag.addAll(List.of(9L, 7L, 8L)); // 5 in the bucket: over 3, one block of all five
+    assertEquals(1, bag.blocks().size());
+    assertEquals(List.of(1L, 9L, 5L), range(bag.blocks().get(0)));
+    assertEquals(0, state.memorySize()[0]);
+    assertEquals(0, bag.memoryBytes());
+    TieredBag<Long> spillsAll = timedBag(BagState.inMemory(), 0);
+    spillsAll.addAll(List.of(1L, 2L, 3L));
+    assertEquals(1, spillsAll.blocks().size(), "a bound of 0: each batch one block");
+    assertEquals(List.of(1L, 2L, 3L), all(spillsAll.read()));
+  }
+
+  @Test
   void destageKeepsTheFirstElementsInMemory() throws Exception {
     BagState state = BagState.inMemory();
     TieredBag<Long> bag = bag(state, 10, Long.MAX_VALUE);

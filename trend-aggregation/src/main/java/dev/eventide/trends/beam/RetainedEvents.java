@@ -154,7 +154,7 @@ final class RetainedEvents {
     return bag.retainInMemory(keep);
   }
 
-  /** The latest event time of each block, oldest block first. */
+  /** The latest event time of each block. */
   List<Long> blockMaxTimes() {
     List<Long> times = new ArrayList<>();
     if (store != null) {

@@ -8,6 +8,7 @@ import dev.eventide.pipelines.soak.SoakRun;
 import dev.eventide.pipelines.soak.SoakSample;
 import dev.eventide.pipelines.soak.SoakVerdict;
 import dev.eventide.pipelines.soak.StartedCluster;
+import dev.eventide.pipelines.trends.TrendPipeline;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -241,7 +242,7 @@ final class BenchSoakCommand implements Callable<Integer> {
       // The run's blocks are of no use once its job is gone (a cancelled job is not restored).
       Path runStore = Path.of(java.net.URI.create(config.storeUri()));
       try {
-        CliFiles.deleteTree(runStore);
+        TrendPipeline.deleteWork(runStore);
       } catch (IOException e) {
         err.println("soak: could not delete the run's store " + runStore + ": " + e);
         err.flush();

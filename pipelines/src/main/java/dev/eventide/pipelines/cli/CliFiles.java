@@ -106,18 +106,6 @@ final class CliFiles {
     }
   }
 
-  /** Deletes a directory and everything in it, if it is there. */
-  static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (var paths = Files.walk(dir)) {
-      for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(path);
-      }
-    }
-  }
-
   /** Standard output as a writer whose close only flushes. */
   static Writer standardOutput() {
     return new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8)) {

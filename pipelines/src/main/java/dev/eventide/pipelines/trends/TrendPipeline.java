@@ -150,7 +150,7 @@ public final class TrendPipeline {
     }
   }
 
-  /** Deletes a work directory this class wrote. */
+  /** Deletes a work directory (this class's, a soak run's store) and everything in it. */
   public static void deleteWork(Path work) throws IOException {
     if (!Files.exists(work)) {
       return;

@@ -101,6 +101,8 @@ final class JavadocGivens {
           given("TrendEngine.java", "", "Workload workload;"),
           given("Engines.java", "", "String queries; List<Event> events;"),
           given("Workload.java", "", ""),
+          given("WorkloadChange.java", "", "Workload workload;"),
+          given("ChangeableTrendEngine.java", "", "Workload workload;"),
           given("TrendMetrics.java", "", "Pipeline pipeline;"),
           given("BlockStores.java", "import dev.eventide.blockstore.*;", ""),
           given("BlockName.java", "import dev.eventide.blockstore.*;", "byte[] bytes;"),

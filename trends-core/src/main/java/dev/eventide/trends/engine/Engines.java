@@ -34,12 +34,24 @@ public enum Engines {
   GRETA;
 
   public TrendEngine create(Workload workload, Consumer<TrendResult> sink) {
+    return this == GRETA ? GretaEngine.create(workload, sink) : createChangeable(workload, sink);
+  }
+
+  /**
+   * Creates an engine whose workload can change while it runs.
+   *
+   * @throws UnsupportedOperationException for {@link #GRETA}, which evaluates a fixed workload
+   */
+  public ChangeableTrendEngine createChangeable(Workload workload, Consumer<TrendResult> sink) {
     return switch (this) {
       case HAMLET -> new IncrementalEngine(TrendPlan.compile(workload, Sharing.DYNAMIC), sink);
       case HAMLET_STATIC ->
           new IncrementalEngine(TrendPlan.compile(workload, Sharing.STATIC), sink);
       case UNSHARED -> new IncrementalEngine(TrendPlan.compile(workload, Sharing.NONE), sink);
-      case GRETA -> GretaEngine.create(workload, sink);
+      case GRETA ->
+          throw new UnsupportedOperationException(
+              "the greta engine evaluates a fixed workload: changes need hamlet, hamlet-static or"
+                  + " unshared");
     };
   }
 

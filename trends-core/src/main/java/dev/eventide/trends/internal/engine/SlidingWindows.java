@@ -68,6 +68,12 @@ public record SlidingWindows(long within, long slide) implements java.io.Seriali
     return Math.floorDiv(t, slide);
   }
 
+  /** The index of the earliest window that starts at or after time t. */
+  public long firstStartingAtOrAfter(long t) {
+    long k = lastIndex(t);
+    return start(k) < t ? k + 1 : k;
+  }
+
   // With within = q·slide + r and t = floor(t/slide)·slide + m, window floor(t/slide) − q ends at
   // t − m + r: it holds t if r > m, else the next one is the earliest that does. Offsets from t
   // stay within one slide, so nothing here overflows before it saturates.

@@ -55,6 +55,7 @@ public final class TrendPlan {
   private static final double GROUP_COST = 100;
   private static final double APPLY_COST = 250;
 
+  private final Workload workload;
   private final List<QueryPlan> queries;
   private final List<Unit> units;
   private final Sharing sharing;
@@ -112,7 +113,8 @@ public final class TrendPlan {
   /** For each event type, the units that read it (routing would otherwise visit every unit). */
   private final Map<String, List<Unit>> unitsReading = new HashMap<>();
 
-  private TrendPlan(List<QueryPlan> queries, List<Unit> units, Sharing sharing) {
+  private TrendPlan(Workload workload, List<QueryPlan> queries, List<Unit> units, Sharing sharing) {
+    this.workload = workload;
     this.queries = queries;
     this.units = units;
     this.sharing = sharing;
@@ -145,11 +147,16 @@ public final class TrendPlan {
         units.add(new Unit(units.size(), List.of(q), null));
       }
     }
-    return new TrendPlan(queries, List.copyOf(units), sharing);
+    return new TrendPlan(workload, queries, List.copyOf(units), sharing);
   }
 
   public Sharing sharing() {
     return sharing;
+  }
+
+  /** The workload this plan evaluates. */
+  public Workload workload() {
+    return workload;
   }
 
   /** The number of sharing units. */
@@ -288,7 +295,9 @@ public final class TrendPlan {
       for (TrendState.WindowState w : state.windows) {
         if (w.start <= t && t < w.end) {
           for (int m : readers) {
-            u.members.get(m).onEvent(w.members[m], e);
+            if (!state.isRetired(m)) {
+              u.members.get(m).onEvent(w.members[m], e);
+            }
           }
         }
       }
@@ -312,6 +321,9 @@ public final class TrendPlan {
     while (!state.windows.isEmpty() && state.windows.peekFirst().end <= upTo) {
       TrendState.WindowState w = state.windows.pollFirst();
       for (int m = 0; m < u.members.size(); m++) {
+        if (state.isRetired(m)) {
+          continue;
+        }
         QueryPlan q = u.members.get(m);
         TrendSums sums = q.close(w.members[m]);
         if (!sums.isEmpty()) {
@@ -329,12 +341,74 @@ public final class TrendPlan {
     return state.nextWindowEnd();
   }
 
+  /**
+   * Whether a state of the unit whose windows start in [from, until) has a window holding time t:
+   * whether an event at t concerns it.
+   */
+  public boolean hasWindow(int unit, long t, long from, long until) {
+    SlidingWindows windows = units.get(unit).windows;
+    long k = Math.max(windows.firstIndex(t), windows.firstStartingAtOrAfter(from));
+    return k <= windows.lastIndex(t) && windows.start(k) < until;
+  }
+
+  /**
+   * Limits the windows the state opens to those starting in [from, until): a version of a changing
+   * workload evaluates the windows that start while it is in force. Windows already open stay open.
+   */
+  public void limitWindows(TrendState state, long from, long until) {
+    state.windowsFrom = from;
+    state.windowsUntil = until;
+  }
+
+  /**
+   * Removes a query from the state: its sums go at once and its windows give no results. Returns
+   * whether the state's unit had the query. A state left with no query of its unit is emptied.
+   */
+  public boolean retire(TrendState state, String query) {
+    Unit u = units.get(state.unit);
+    int member = -1;
+    for (int m = 0; m < u.members.size(); m++) {
+      if (u.members.get(m).name().equals(query)) {
+        member = m;
+      }
+    }
+    if (member < 0 || state.isRetired(member)) {
+      return false;
+    }
+    if (state.retired == null) {
+      state.retired = new BitSet(u.members.size());
+    }
+    state.retired.set(member);
+    for (TrendState.WindowState w : state.windows) {
+      w.members[member] = null;
+    }
+    if (state.retired.cardinality() == u.members.size()) {
+      state.windows.clear();
+      state.burst.clear();
+    }
+    return true;
+  }
+
+  /** The readers among the state's members not retired (the array itself when none is). */
+  private static int[] live(TrendState state, int[] readers) {
+    if (state.retired == null) {
+      return readers;
+    }
+    return Arrays.stream(readers).filter(m -> !state.isRetired(m)).toArray();
+  }
+
   /** Opens the windows containing time t that are not open yet (starts only grow with time). */
   private static void openWindows(TrendState state, Unit u, long t) {
     long first = u.windows.firstIndex(t);
     long last = u.windows.lastIndex(t);
     if (!state.windows.isEmpty()) {
       first = Math.max(first, u.windows.lastIndex(state.windows.peekLast().start) + 1);
+    }
+    if (state.windowsFrom != Long.MIN_VALUE) {
+      first = Math.max(first, u.windows.firstStartingAtOrAfter(state.windowsFrom));
+    }
+    if (state.windowsUntil != Long.MAX_VALUE) {
+      last = Math.min(last, u.windows.firstStartingAtOrAfter(state.windowsUntil) - 1);
     }
     for (long k = first; k <= last; k++) {
       if (!u.windows.isExact(k)) {
@@ -377,7 +451,10 @@ public final class TrendPlan {
     }
     counters.add("bursts", 1);
     counters.add("burstEvents", burst.size());
-    int[] readers = u.readers.get(u.sharedType);
+    int[] readers = live(state, u.readers.get(u.sharedType));
+    if (readers.length == 0) {
+      return;
+    }
     boolean dynamic = sharing == Sharing.DYNAMIC;
     int bits = dynamic ? bitsOf(u, readers[0], windows) : 0;
     if (dynamic && !share(u, readers.length, readers[0], burst, windows.size(), bits)) {

@@ -21,6 +21,17 @@ public final class TrendState {
   /** Windows ending by this time are closed: later events may not be earlier than it. */
   long closedUpTo = Long.MIN_VALUE;
 
+  /**
+   * Windows are opened only if they start in [windowsFrom, windowsUntil): the span of a workload's
+   * version when the workload changes while running ({@link TrendPlan#limitWindows}).
+   */
+  long windowsFrom = Long.MIN_VALUE;
+
+  long windowsUntil = Long.MAX_VALUE;
+
+  /** Members removed from the workload ({@link TrendPlan#retire}): no state, no results. */
+  java.util.BitSet retired;
+
   /** Open windows in increasing start order. */
   final ArrayDeque<WindowState> windows = new ArrayDeque<>();
 
@@ -40,6 +51,10 @@ public final class TrendState {
   /** The partition's values: the unit's GROUPBY attributes, then its equivalence attributes. */
   public List<Object> partition() {
     return partition;
+  }
+
+  boolean isRetired(int member) {
+    return retired != null && retired.get(member);
   }
 
   /** Whether no window is open and no event waits: the state may be dropped. */

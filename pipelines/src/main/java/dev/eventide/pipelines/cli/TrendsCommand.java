@@ -4,13 +4,16 @@ import dev.eventide.pipelines.trends.TrendPipeline;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.Sharing;
 import dev.eventide.trends.engine.Engines;
+import dev.eventide.trends.io.BadChangeException;
 import dev.eventide.trends.io.BadEventException;
 import dev.eventide.trends.io.EventOrderException;
 import dev.eventide.trends.io.EventSchema;
 import dev.eventide.trends.io.TextLines;
 import dev.eventide.trends.io.TrendJob;
+import dev.eventide.trends.io.WorkloadChangeJson;
 import dev.eventide.trends.query.QueryException;
 import dev.eventide.trends.query.Workload;
+import dev.eventide.trends.query.WorkloadChange;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Writer;
@@ -119,6 +122,17 @@ final class TrendsCommand implements Callable<Integer> {
   org.joda.time.Duration allowedLateness;
 
   @Option(
+      names = "--workload-changes",
+      paramLabel = "FILE",
+      description =
+          "Change the workload while the run goes on: JSON lines {\"time\":<epoch ms>,\"add\":"
+              + "\"QUERY ...\"} or {\"time\":..,\"remove\":\"q3\"} (or [\"q3\",\"q4\"]). An"
+              + " added query evaluates the windows starting at or after its time, a removed one"
+              + " gives nothing for windows ending after it. A change that does not apply stops the"
+              + " run, or goes to --dead-letter.")
+  Path workloadChanges;
+
+  @Option(
       names = "--dead-letter",
       paramLabel = "FILE",
       description =
@@ -139,8 +153,18 @@ final class TrendsCommand implements Callable<Integer> {
       throw new EventideCli.UsageException("--max-delay must not be negative");
     }
     Workload workload = readWorkload();
+    List<WorkloadChange> changes = readChanges();
+    if (!changes.isEmpty() && chosen == Engines.GRETA) {
+      throw new EventideCli.UsageException(
+          "--engine greta evaluates a fixed workload; --workload-changes needs hamlet,"
+              + " hamlet-static or unshared");
+    }
     checkOutputsAreNotInputs();
     if (runner.given()) {
+      if (!changes.isEmpty()) {
+        throw new EventideCli.UsageException(
+            "--workload-changes runs in-process; with --runner the workload is fixed");
+      }
       return runPipeline(workload, chosen, err);
     }
     if (spec.commandLine().getParseResult().hasMatchedOption("--allowed-lateness")) {
@@ -168,7 +192,12 @@ final class TrendsCommand implements Callable<Integer> {
                     },
                     PROGRESS_EVERY_MILLIS);
         summary =
-            TrendJob.run(workload, chosen, in, results, dead, sort ? options.sorted() : options);
+            TrendJob.run(
+                workload, changes, chosen, in, results, dead, sort ? options.sorted() : options);
+      } catch (BadChangeException e) {
+        err.println("eventide trends: " + workloadChanges + ": " + e.getMessage());
+        err.println("Fix the change, or pass --dead-letter FILE to set refused changes aside.");
+        return EventideCli.EXIT_FAILED;
       } catch (BadEventException e) {
         err.println("eventide trends: " + events + ":" + e.line() + ": " + e.reason());
         err.println("Fix the line, or pass --dead-letter FILE to set bad lines aside.");
@@ -183,6 +212,13 @@ final class TrendsCommand implements Callable<Integer> {
       if (summary.badEvents() > 0) {
         err.printf(
             "eventide trends: %d bad event lines written to %s%n", summary.badEvents(), deadLetter);
+      }
+      if (!changes.isEmpty()) {
+        long refused = summary.statistics().getOrDefault("refusedWorkloadChanges", 0L);
+        err.printf(
+            "eventide trends: %d workload changes applied%s%n",
+            summary.statistics().getOrDefault("workloadChanges", 0L),
+            refused > 0 ? ", " + refused + " refused (written to " + deadLetter + ")" : "");
       }
       return 0;
     }
@@ -312,6 +348,26 @@ final class TrendsCommand implements Callable<Integer> {
     }
   }
 
+  /** The changes of --workload-changes, or none. */
+  private List<WorkloadChange> readChanges() {
+    if (workloadChanges == null) {
+      return List.of();
+    }
+    List<WorkloadChange> changes = new ArrayList<>();
+    String[] lines = CliFiles.readText("--workload-changes", workloadChanges).split("\n", -1);
+    for (int i = 0; i < lines.length; i++) {
+      if (lines[i].isBlank()) {
+        continue;
+      }
+      try {
+        changes.add(WorkloadChangeJson.parse(lines[i], i + 1));
+      } catch (BadChangeException e) {
+        throw new EventideCli.UsageException(workloadChanges + ":" + e.line() + ": " + e.reason());
+      }
+    }
+    return changes;
+  }
+
   private static String problemOf(QueryException e) {
     String message = e.getMessage();
     return message.substring(message.indexOf(": ") + 2);
@@ -326,6 +382,9 @@ final class TrendsCommand implements Callable<Integer> {
     }
     if (runner.config != null) {
       inputs.add(new CliFiles.Named("--config", runner.config));
+    }
+    if (workloadChanges != null) {
+      inputs.add(new CliFiles.Named("--workload-changes", workloadChanges));
     }
     List<CliFiles.Named> outputs = new ArrayList<>();
     if (!out.equals("-")) {

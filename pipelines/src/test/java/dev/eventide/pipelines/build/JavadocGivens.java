@@ -103,6 +103,8 @@ final class JavadocGivens {
           given("Workload.java", "", ""),
           given("WorkloadChange.java", "", "Workload workload;"),
           given("ChangeableTrendEngine.java", "", "Workload workload;"),
+          given("WorkloadChangeJson.java", "import dev.eventide.trends.io.WorkloadChangeJson;", ""),
+          given("BadChangeException.java", "import dev.eventide.trends.io.*;", "String text;"),
           given("TrendMetrics.java", "", "Pipeline pipeline;"),
           given("BlockStores.java", "import dev.eventide.blockstore.*;", ""),
           given("BlockName.java", "import dev.eventide.blockstore.*;", "byte[] bytes;"),

@@ -94,6 +94,90 @@ class TrendsCommandTest {
   }
 
   @Test
+  void theWorkloadChangesAtTheTimesOfTheChangesFile() throws IOException {
+    Files.writeString(
+        events,
+        """
+        {"type":"Request","time":1,"driver":7,"district":3}
+        {"type":"Travel","time":2,"driver":7,"district":3}
+        {"type":"Request","time":11,"driver":7,"district":3}
+        {"type":"Travel","time":12,"driver":7,"district":3}
+        {"type":"Travel","time":13,"driver":7,"district":3}
+        """);
+    Path changes = temp.resolve("changes.jsonl");
+    Files.writeString(
+        changes,
+        """
+        {"time":10,"add":"QUERY pairs RETURN COUNT(*) PATTERN SEQ(Request, Travel) WITHIN 10 ms"}
+
+        {"time":15,"remove":"trips"}
+        {"time":16,"remove":"nobody"}
+        """);
+    Path out = temp.resolve("out.jsonl");
+    Path dead = temp.resolve("dead.jsonl");
+    Outcome o =
+        run(
+            "trends",
+            "--queries=" + queries,
+            "--events=" + events,
+            "--workload-changes=" + changes,
+            "--out=" + out,
+            "--dead-letter=" + dead);
+    assertThat(o.err(), o.exitCode(), equalTo(0));
+    assertThat(o.err(), containsString("2 workload changes applied, 1 refused (written to"));
+    // trips over [0, 10) only (removed at 15, before [10, 20) ends); pairs from 10 on: (R11 T12),
+    // (R11 T13).
+    assertThat(
+        Files.readString(out),
+        equalTo(
+            "{\"query\":\"trips\",\"group\":{\"district\":3},\"window_start\":0,"
+                + "\"window_end\":10,\"value\":\"1\"}\n"
+                + "{\"query\":\"pairs\",\"group\":{},\"window_start\":10,"
+                + "\"window_end\":20,\"value\":\"2\"}\n"));
+    assertThat(
+        Files.readString(dead),
+        equalTo(
+            "{\"change\":{\"time\":16,\"remove\":\"nobody\"},\"reason\":\"no query named"
+                + " 'nobody' is running (running: pairs)\"}\n"));
+
+    Outcome stopped =
+        run(
+            "trends",
+            "--queries=" + queries,
+            "--events=" + events,
+            "--workload-changes=" + changes,
+            "--out=" + out);
+    assertThat(stopped.exitCode(), equalTo(1));
+    assertThat(
+        stopped.err(),
+        containsString(
+            changes
+                + ": workload change {\"time\":16,\"remove\":\"nobody\"}: no query named"
+                + " 'nobody'"));
+
+    Files.writeString(changes, "{\"time\":10,\"add\":\"QUERY x\"}\n{\"time\":\"soon\"}\n");
+    Outcome malformed =
+        run(
+            "trends",
+            "--queries=" + queries,
+            "--events=" + events,
+            "--workload-changes=" + changes);
+    assertThat(malformed.exitCode(), equalTo(2));
+    assertThat(malformed.err(), containsString(changes + ":2: a change needs \"time\""));
+
+    Files.writeString(changes, "{\"time\":10,\"remove\":\"trips\"}\n");
+    Outcome greta =
+        run(
+            "trends",
+            "--queries=" + queries,
+            "--events=" + events,
+            "--engine=greta",
+            "--workload-changes=" + changes);
+    assertThat(greta.exitCode(), equalTo(2));
+    assertThat(greta.err(), containsString("--engine greta evaluates a fixed workload"));
+  }
+
+  @Test
   void eventsOutOfOrderNeedMaxDelayOrSort() throws IOException {
     Files.writeString(
         events,

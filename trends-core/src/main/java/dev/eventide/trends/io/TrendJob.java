@@ -2,8 +2,11 @@ package dev.eventide.trends.io;
 
 import dev.eventide.trends.Event;
 import dev.eventide.trends.TrendEngine;
+import dev.eventide.trends.TrendResult;
+import dev.eventide.trends.engine.ChangeableTrendEngine;
 import dev.eventide.trends.engine.Engines;
 import dev.eventide.trends.query.Workload;
+import dev.eventide.trends.query.WorkloadChange;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
@@ -97,20 +100,63 @@ public final class TrendJob {
       Writer out,
       Writer deadLetter,
       Options options) {
-    EventSchema schema = EventSchema.of(workload);
-    long[] results = {0};
-    TrendEngine trends =
-        engine.create(
+    return run(workload, List.of(), engine, events, out, deadLetter, options);
+  }
+
+  /**
+   * Runs the job while the workload changes: each change applies before the first event at or after
+   * its time (docs/trends-query-language.md, "Changing the workload"), and an event is checked
+   * against the workloads whose windows may hold it. A change that does not apply to the workload
+   * in force at its time stops the job before any event is read, or, given a dead-letter writer, is
+   * written there with the reason ({@code {"change":{...},"reason":...}}), counted in the
+   * statistics as {@code refusedWorkloadChanges}, and left out.
+   *
+   * @param deadLetter where bad event lines and refused changes go, or null to fail on the first
+   * @throws BadChangeException for the first change refused when there is no dead-letter writer
+   * @throws BadEventException for the first bad line when there is no dead-letter writer
+   * @throws EventOrderException for the first line further out of order than the options allow
+   * @throws UnsupportedOperationException given changes and an engine of fixed workloads (greta)
+   */
+  public static Summary run(
+      Workload workload,
+      List<WorkloadChange> changes,
+      Engines engine,
+      TextLines events,
+      Writer out,
+      Writer deadLetter,
+      Options options) {
+    long[] refused = {0};
+    WorkloadVersions schema =
+        new WorkloadVersions(
             workload,
-            r -> {
+            changes,
+            bad -> {
+              if (deadLetter == null) {
+                throw bad;
+              }
+              refused[0]++;
               try {
-                out.write(ResultJson.format(r));
-                out.write('\n');
-                results[0]++;
+                deadLetter.write(DeadLetter.format(bad));
+                deadLetter.write('\n');
               } catch (IOException e) {
                 throw new UncheckedIOException(e);
               }
             });
+    long[] results = {0};
+    Consumer<TrendResult> sink =
+        r -> {
+          try {
+            out.write(ResultJson.format(r));
+            out.write('\n');
+            results[0]++;
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        };
+    TrendEngine trends =
+        changes.isEmpty()
+            ? engine.create(workload, sink)
+            : new Changing(engine.createChangeable(workload, sink), schema.accepted());
     Reorder reorder = new Reorder(options.maxDelayMillis(), trends);
     List<Event> all = options.sort() ? new ArrayList<>() : null;
     long started = System.nanoTime();
@@ -158,7 +204,11 @@ public final class TrendJob {
       if (deadLetter != null) {
         deadLetter.flush();
       }
-      return new Summary(read, bad, results[0], millis, trends.statistics());
+      Map<String, Long> statistics = new java.util.LinkedHashMap<>(trends.statistics());
+      if (refused[0] > 0) {
+        statistics.put("refusedWorkloadChanges", refused[0]);
+      }
+      return new Summary(read, bad, results[0], millis, statistics);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -241,11 +291,20 @@ public final class TrendJob {
     if (!line.isValid()) {
       throw new BadEventException(line.number(), line.problem());
     }
-    return parseEvent(line.text(), line.number(), schema);
+    Event e = EventJson.parse(line.text(), line.number(), schema::reads);
+    String problem = schema.problemWith(e);
+    if (problem != null) {
+      throw new BadEventException(line.number(), problem);
+    }
+    return e;
   }
 
-  private static Event parseEvent(String line, long lineNumber, EventSchema schema) {
-    Event e = EventJson.parse(line, lineNumber, schema::reads);
+  private static Event parseEvent(TextLines.Line line, WorkloadVersions schema) {
+    if (!line.isValid()) {
+      throw new BadEventException(line.number(), line.problem());
+    }
+    long lineNumber = line.number();
+    Event e = EventJson.parse(line.text(), lineNumber, schema::reads);
     String problem = schema.problemWith(e);
     if (problem != null) {
       throw new BadEventException(lineNumber, problem);
@@ -256,6 +315,41 @@ public final class TrendJob {
   /** The dead-letter line of a bad event line: its number, the reason and the line itself. */
   public static String deadLetterLine(BadEventException e, String line) {
     return DeadLetter.format(e, line);
+  }
+
+  /** Applies each change before the first event at or after its time. */
+  private static final class Changing implements TrendEngine {
+    private final ChangeableTrendEngine engine;
+    private final List<WorkloadChange> changes;
+    private int next;
+
+    Changing(ChangeableTrendEngine engine, List<WorkloadChange> changes) {
+      this.engine = engine;
+      this.changes = changes;
+    }
+
+    @Override
+    public void process(Event e) {
+      applyUpTo(e.time());
+      engine.process(e);
+    }
+
+    @Override
+    public void finish() {
+      applyUpTo(Long.MAX_VALUE);
+      engine.finish();
+    }
+
+    @Override
+    public Map<String, Long> statistics() {
+      return engine.statistics();
+    }
+
+    private void applyUpTo(long time) {
+      while (next < changes.size() && changes.get(next).time() <= time) {
+        engine.change(changes.get(next++));
+      }
+    }
   }
 
   /** A dead-letter line: the line number, the reason and the original line. */
@@ -272,6 +366,16 @@ public final class TrendJob {
           .put("reason", e.reason())
           .put("event", line)
           .toString();
+    }
+
+    static String format(BadChangeException e) {
+      com.fasterxml.jackson.databind.node.ObjectNode line = MAPPER.createObjectNode();
+      try {
+        line.set("change", MAPPER.readTree(WorkloadChangeJson.format(e.change())));
+      } catch (com.fasterxml.jackson.core.JsonProcessingException impossible) {
+        throw new IllegalStateException(impossible);
+      }
+      return line.put("reason", e.reason()).toString();
     }
   }
 }

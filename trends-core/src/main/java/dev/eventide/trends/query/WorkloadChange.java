@@ -76,8 +76,8 @@ public record WorkloadChange(long time, String add, List<String> remove)
    *
    * @throws QueryException with line and column (within {@link #add}) when the added text does not
    *     parse, or names a query the workload already has
-   * @throws IllegalArgumentException when a removed name is not a query of the workload, or the
-   *     change would leave the workload without queries
+   * @throws IllegalArgumentException when a removed name is not a query of the workload (a workload
+   *     may be left without queries, until a later change adds some)
    */
   public Workload applyTo(Workload workload) {
     Set<String> names = new LinkedHashSet<>();
@@ -105,10 +105,6 @@ public record WorkloadChange(long time, String add, List<String> remove)
         }
       }
       workload.queries().stream().filter(q -> !remove.contains(q.name())).forEach(next::add);
-      if (next.isEmpty()) {
-        throw new IllegalArgumentException(
-            "removing " + String.join(", ", remove) + " would leave no query running");
-      }
     }
     return new Workload(next);
   }

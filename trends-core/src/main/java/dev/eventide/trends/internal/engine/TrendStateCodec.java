@@ -25,10 +25,15 @@ import java.util.List;
  * with the plan of the same workload and sharing mode); unit, partition values, last time, closed
  * time; the buffered burst's events; then per open window its bounds and, per member query, the
  * window's negated types, the pending time, types and prefixes, and every bucket (state set,
- * negated types, sums, and the entries of its index, if any).
+ * negated types, sums, and the entries of its index, if any). Version 2, for a state some of whose
+ * queries were removed from the workload ({@link TrendPlan#retire}): after the closed time, the
+ * number of removed members and their indices; removed members have no window data.
  */
 public final class TrendStateCodec {
   static final int VERSION = 1;
+
+  /** Version 1 with, after the closed time, the members removed from the workload. */
+  static final int RETIRING_VERSION = 2;
 
   private final TrendPlan plan;
   private final long fingerprint;
@@ -69,7 +74,7 @@ public final class TrendStateCodec {
 
   public void encode(TrendState state, OutputStream stream) throws IOException {
     DataOutputStream out = new DataOutputStream(stream);
-    out.writeByte(VERSION);
+    out.writeByte(state.retired == null ? VERSION : RETIRING_VERSION);
     out.writeLong(fingerprint);
     Wire.writeVarLong(out, state.unit);
     Wire.writeVarLong(out, state.partition.size());
@@ -78,6 +83,12 @@ public final class TrendStateCodec {
     }
     Wire.writeVarLong(out, state.lastTime);
     Wire.writeVarLong(out, state.closedUpTo);
+    if (state.retired != null) {
+      Wire.writeVarLong(out, state.retired.cardinality());
+      for (int m = state.retired.nextSetBit(0); m >= 0; m = state.retired.nextSetBit(m + 1)) {
+        Wire.writeVarLong(out, m);
+      }
+    }
     Wire.writeVarLong(out, state.burst.size());
     for (Event e : state.burst) {
       Wire.writeEvent(out, e);
@@ -88,7 +99,9 @@ public final class TrendStateCodec {
       Wire.writeVarLong(out, w.start);
       Wire.writeVarLong(out, w.end);
       for (int m = 0; m < w.members.length; m++) {
-        writeQueryWindow(out, u.members.get(m), w.members[m]);
+        if (!state.isRetired(m)) {
+          writeQueryWindow(out, u.members.get(m), w.members[m]);
+        }
       }
     }
     out.flush();
@@ -103,9 +116,15 @@ public final class TrendStateCodec {
     DataInputStream in = new DataInputStream(stream);
     try {
       int version = in.readUnsignedByte();
-      if (version != VERSION) {
+      if (version != VERSION && version != RETIRING_VERSION) {
         throw new IOException(
-            "unknown trend state version " + version + " (expected " + VERSION + ")");
+            "unknown trend state version "
+                + version
+                + " (expected "
+                + VERSION
+                + " or "
+                + RETIRING_VERSION
+                + ")");
       }
       if (in.readLong() != fingerprint) {
         throw new IOException("the state was encoded for another workload or sharing mode");
@@ -122,18 +141,33 @@ public final class TrendStateCodec {
       TrendState state = plan.newState((int) unit, partition);
       state.lastTime = Wire.readVarLong(in);
       state.closedUpTo = Wire.readVarLong(in);
+      TrendPlan.Unit u = plan.unit(state.unit);
+      if (version == RETIRING_VERSION) {
+        state.retired = new java.util.BitSet(u.members.size());
+        int retired = Wire.readCount(in, "retired query");
+        for (int i = 0; i < retired; i++) {
+          long m = Wire.readVarLong(in);
+          if (m < 0 || m >= u.members.size()) {
+            throw new IOException("no member " + m + " in a unit of " + u.members.size());
+          }
+          state.retired.set((int) m);
+        }
+      }
       int burst = Wire.readCount(in, "burst event");
       for (int i = 0; i < burst; i++) {
         state.burst.add(Wire.readEvent(in));
       }
-      TrendPlan.Unit u = plan.unit(state.unit);
       int windows = Wire.readCount(in, "window");
       for (int i = 0; i < windows; i++) {
         long start = Wire.readVarLong(in);
         long end = Wire.readVarLong(in);
         TrendState.WindowState w = new TrendState.WindowState(start, end, u.members.size());
         for (int m = 0; m < w.members.length; m++) {
-          readQueryWindow(in, u.members.get(m), w.members[m]);
+          if (state.isRetired(m)) {
+            w.members[m] = null;
+          } else {
+            readQueryWindow(in, u.members.get(m), w.members[m]);
+          }
         }
         state.windows.addLast(w);
       }

@@ -7,10 +7,10 @@ import dev.eventide.trends.engine.Engines;
 import dev.eventide.trends.io.BadChangeException;
 import dev.eventide.trends.io.BadEventException;
 import dev.eventide.trends.io.EventOrderException;
-import dev.eventide.trends.io.EventSchema;
 import dev.eventide.trends.io.TextLines;
 import dev.eventide.trends.io.TrendJob;
 import dev.eventide.trends.io.WorkloadChangeJson;
+import dev.eventide.trends.io.WorkloadVersions;
 import dev.eventide.trends.query.QueryException;
 import dev.eventide.trends.query.Workload;
 import dev.eventide.trends.query.WorkloadChange;
@@ -161,11 +161,7 @@ final class TrendsCommand implements Callable<Integer> {
     }
     checkOutputsAreNotInputs();
     if (runner.given()) {
-      if (!changes.isEmpty()) {
-        throw new EventideCli.UsageException(
-            "--workload-changes runs in-process; with --runner the workload is fixed");
-      }
-      return runPipeline(workload, chosen, err);
+      return runPipeline(workload, changes, chosen, err);
     }
     if (spec.commandLine().getParseResult().hasMatchedOption("--allowed-lateness")) {
       throw new EventideCli.UsageException(
@@ -225,7 +221,9 @@ final class TrendsCommand implements Callable<Integer> {
   }
 
   /** The workload as a pipeline on TrendAggregate: events read here, results collected here. */
-  private int runPipeline(Workload workload, Engines chosen, PrintWriter err) throws IOException {
+  private int runPipeline(
+      Workload workload, List<WorkloadChange> changes, Engines chosen, PrintWriter err)
+      throws IOException {
     Sharing sharing =
         switch (chosen) {
           case HAMLET -> Sharing.DYNAMIC;
@@ -242,10 +240,20 @@ final class TrendsCommand implements Callable<Integer> {
     PipelineOptions options = runner.create("trends");
     List<Event> read = new ArrayList<>();
     long badLines = 0;
-    EventSchema schema = EventSchema.of(workload);
     try (TextLines in = openEvents();
         Writer results = openOut();
         Writer dead = openDeadLetter()) {
+      List<BadChangeException> refused = new ArrayList<>();
+      WorkloadVersions schema = WorkloadVersions.of(workload, changes, refused::add);
+      if (!refused.isEmpty() && dead == null) {
+        err.println("eventide trends: " + workloadChanges + ": " + refused.get(0).getMessage());
+        err.println("Fix the change, or pass --dead-letter FILE to set refused changes aside.");
+        return EventideCli.EXIT_FAILED;
+      }
+      for (BadChangeException r : refused) {
+        dead.write(TrendJob.deadLetterLine(r));
+        dead.write('\n');
+      }
       for (TextLines.Line line = in.next(); line != null; line = in.next()) {
         if (line.isValid() && line.text().isBlank()) {
           continue;
@@ -267,7 +275,9 @@ final class TrendsCommand implements Callable<Integer> {
       TrendPipeline.Outcome outcome;
       ScheduledExecutorService progress = progressPrinter(err, read.size());
       try {
-        outcome = TrendPipeline.run(workload, sharing, allowedLateness, read, options, work);
+        outcome =
+            TrendPipeline.run(
+                workload, schema.accepted(), sharing, allowedLateness, read, options, work);
       } catch (RuntimeException e) {
         throw new IllegalStateException("the pipeline failed: " + EventideCli.describe(e), e);
       } finally {
@@ -293,6 +303,14 @@ final class TrendsCommand implements Callable<Integer> {
           options.getRunner().getSimpleName());
       if (badLines > 0) {
         err.printf("eventide trends: %d bad event lines written to %s%n", badLines, deadLetter);
+      }
+      if (!changes.isEmpty()) {
+        err.printf(
+            "eventide trends: %d workload changes applied%s%n",
+            schema.accepted().size(),
+            refused.isEmpty()
+                ? ""
+                : ", " + refused.size() + " refused (written to " + deadLetter + ")");
       }
       if (!outcome.deadLetters().isEmpty()) {
         if (dead == null) {

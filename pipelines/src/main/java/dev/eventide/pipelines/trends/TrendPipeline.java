@@ -9,6 +9,7 @@ import dev.eventide.trends.beam.TrendAggregate;
 import dev.eventide.trends.beam.TrendMetrics;
 import dev.eventide.trends.io.ResultJson;
 import dev.eventide.trends.query.Workload;
+import dev.eventide.trends.query.WorkloadChange;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,7 +59,28 @@ public final class TrendPipeline {
       PipelineOptions options,
       Path work)
       throws IOException {
-    return run(workload, sharing, allowedLateness, EventList.of(events), options, work);
+    return run(workload, List.of(), sharing, allowedLateness, events, options, work);
+  }
+
+  /**
+   * Runs the workload, changed on a schedule ({@link TrendAggregate#withWorkloadChanges}), over the
+   * events and waits.
+   *
+   * @param work an empty directory every worker and this client can write and read
+   * @throws IllegalArgumentException if a change does not apply to the workload in force at its
+   *     time
+   * @throws IllegalStateException if the pipeline fails, with the reason
+   */
+  public static Outcome run(
+      Workload workload,
+      List<WorkloadChange> changes,
+      Sharing sharing,
+      Duration allowedLateness,
+      List<Event> events,
+      PipelineOptions options,
+      Path work)
+      throws IOException {
+    return run(workload, changes, sharing, allowedLateness, EventList.of(events), options, work);
   }
 
   /**
@@ -75,6 +97,18 @@ public final class TrendPipeline {
       PipelineOptions options,
       Path work)
       throws IOException {
+    return run(workload, List.of(), sharing, allowedLateness, source, options, work);
+  }
+
+  private static Outcome run(
+      Workload workload,
+      List<WorkloadChange> changes,
+      Sharing sharing,
+      Duration allowedLateness,
+      PTransform<PBegin, PCollection<Event>> source,
+      PipelineOptions options,
+      Path work)
+      throws IOException {
     Objects.requireNonNull(work, "work");
     Path results = work.resolve("results");
     Path dead = work.resolve("dead-letters");
@@ -85,6 +119,7 @@ public final class TrendPipeline {
                 "TrendAggregate",
                 TrendAggregate.of(workload)
                     .withSharing(sharing)
+                    .withWorkloadChanges(changes)
                     .withAllowedLateness(allowedLateness));
     out.results()
         .apply("ResultLines", ParDo.of(new ResultLine()))

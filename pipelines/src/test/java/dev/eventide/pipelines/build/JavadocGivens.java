@@ -105,6 +105,10 @@ final class JavadocGivens {
           given("ChangeableTrendEngine.java", "", "Workload workload;"),
           given("WorkloadChangeJson.java", "import dev.eventide.trends.io.WorkloadChangeJson;", ""),
           given("BadChangeException.java", "import dev.eventide.trends.io.*;", "String text;"),
+          given(
+              "WorkloadVersions.java",
+              "import dev.eventide.trends.io.*;",
+              "Workload workload; List<WorkloadChange> changes;"),
           given("TrendMetrics.java", "", "Pipeline pipeline;"),
           given("BlockStores.java", "import dev.eventide.blockstore.*;", ""),
           given("BlockName.java", "import dev.eventide.blockstore.*;", "byte[] bytes;"),

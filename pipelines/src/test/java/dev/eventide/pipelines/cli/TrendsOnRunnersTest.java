@@ -43,9 +43,15 @@ class TrendsOnRunnersTest {
     return lines;
   }
 
-  private void assertSameOnEveryRunner(Path queries, Path events, String name) throws IOException {
+  private void assertSameOnEveryRunner(Path queries, Path events, String name, String... extra)
+      throws IOException {
     Path core = temp.resolve(name + "-core.jsonl");
-    run("trends", "--queries=" + queries, "--events=" + events, "--sort", "--out=" + core);
+    List<String> inProcess =
+        new ArrayList<>(
+            List.of(
+                "trends", "--queries=" + queries, "--events=" + events, "--sort", "--out=" + core));
+    inProcess.addAll(List.of(extra));
+    run(inProcess.toArray(String[]::new));
     List<String> expected = sortedLines(core);
     assertThat(expected.size(), greaterThan(0));
     for (String[] runner :
@@ -55,6 +61,7 @@ class TrendsOnRunnersTest {
           new ArrayList<>(
               List.of("trends", "--queries=" + queries, "--events=" + events, "--out=" + out));
       args.addAll(List.of(runner));
+      args.addAll(List.of(extra));
       String err = run(args.toArray(String[]::new));
       assertThat(err, containsString(expected.size() + " results"));
       // Byte for byte: the runner's file is already sorted.
@@ -68,6 +75,18 @@ class TrendsOnRunnersTest {
         Path.of("../examples/trends/rides.queries"),
         Path.of("../examples/trends/rides.jsonl"),
         "rides");
+  }
+
+  @Test
+  void theRidesExampleWithWorkloadChangesGivesTheSameFileEverywhere() throws IOException {
+    assertSameOnEveryRunner(
+        Path.of("../examples/trends/rides.queries"),
+        Path.of("../examples/trends/rides.jsonl"),
+        "rides-changed",
+        "--workload-changes=../examples/trends/rides.changes.jsonl");
+    assertThat(
+        Files.readString(temp.resolve("rides-changed-core.jsonl")),
+        containsString("fast_pool_trips"));
   }
 
   @Test

@@ -3,8 +3,10 @@ package dev.eventide.trends.beam;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.Sharing;
 import dev.eventide.trends.internal.engine.TrendPlan;
+import dev.eventide.trends.internal.engine.VersionedPlan;
 import dev.eventide.trends.io.EventSchema;
 import dev.eventide.trends.query.Workload;
+import dev.eventide.trends.query.WorkloadChange;
 import java.math.BigDecimal;
 import java.util.List;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -25,28 +27,40 @@ final class RouteFn extends DoFn<Event, KV<String, Event>> {
   static final TupleTag<DeadLetter> DEAD = new TupleTag<>() {};
 
   private final Workload workload;
+  private final List<WorkloadChange> changes;
   private final Sharing sharing;
-  private transient TrendPlan plan;
-  private transient EventSchema schema;
+  private transient VersionedPlan versions;
+  private transient EventSchema[] schemas;
+  private transient long[] longestWithin;
 
-  RouteFn(Workload workload, Sharing sharing) {
+  RouteFn(Workload workload, List<WorkloadChange> changes, Sharing sharing) {
     this.workload = workload;
+    this.changes = List.copyOf(changes);
     this.sharing = sharing;
   }
 
   @Setup
   public void setup() {
-    plan = TrendPlan.compile(workload, sharing);
-    schema = EventSchema.of(workload);
+    versions = VersionedPlan.compile(workload, changes, sharing);
+    schemas = new EventSchema[versions.versions()];
+    longestWithin = new long[versions.versions()];
+    for (int v = 0; v < schemas.length; v++) {
+      TrendPlan plan = versions.plan(v);
+      schemas[v] = EventSchema.of(plan.workload());
+      for (int u = 0; u < plan.unitCount(); u++) {
+        longestWithin[v] = Math.max(longestWithin[v], plan.within(u));
+      }
+    }
   }
 
   @ProcessElement
   public void process(@Element Event e, MultiOutputReceiver out) {
     TrendMetrics.EVENTS.inc();
-    String problem = schema.problemWith(e);
-    List<TrendPlan.Route> routes = plan.route(e);
+    String problem = problemWith(e);
+    List<VersionedPlan.Route> routes = versions.route(e);
     if (problem == null) {
-      for (TrendPlan.Route r : routes) {
+      for (VersionedPlan.Route r : routes) {
+        TrendPlan plan = versions.plan(r.version());
         if (!fitsBeamTime(e.time(), plan.within(r.unit()), plan.slide(r.unit()))) {
           problem =
               "time "
@@ -72,9 +86,30 @@ final class RouteFn extends DoFn<Event, KV<String, Event>> {
       TrendMetrics.EVENTS_IGNORED.inc();
       return;
     }
-    for (TrendPlan.Route r : routes) {
-      out.get(ROUTED).outputWithTimestamp(KV.of(key(r.unit(), plan.group(r)), e), time);
+    for (VersionedPlan.Route r : routes) {
+      TrendPlan plan = versions.plan(r.version());
+      List<Object> group = plan.group(new TrendPlan.Route(r.unit(), r.partition()));
+      out.get(ROUTED).outputWithTimestamp(KV.of(key(r.version(), r.unit(), group), e), time);
     }
+  }
+
+  /**
+   * Why a version of the workload whose windows may hold the event cannot use it (an attribute
+   * missing or of the wrong kind), or null.
+   */
+  private String problemWith(Event e) {
+    long t = e.time();
+    for (int v = 0; v < schemas.length && versions.from(v) <= t; v++) {
+      long until = versions.until(v);
+      boolean reaches = until == Long.MAX_VALUE || t < until || t - until < longestWithin[v];
+      if (reaches) {
+        String problem = schemas[v].problemWith(e);
+        if (problem != null) {
+          return problem;
+        }
+      }
+    }
+    return null;
   }
 
   /** Events keep their own time as timestamp, which may be before the input element's. */
@@ -98,11 +133,16 @@ final class RouteFn extends DoFn<Event, KV<String, Event>> {
   }
 
   /**
-   * The key of a unit and group: the unit's index, then each value length-prefixed, so that no two
-   * groups share a key.
+   * The key of a version's unit and group: the version (left out for version 0, the workload the
+   * job started with, whose keys are those of a job without changes), the unit's index, then each
+   * value length-prefixed, so that no two groups share a key.
    */
-  static String key(int unit, List<Object> group) {
-    StringBuilder key = new StringBuilder().append(unit).append('/');
+  static String key(int version, int unit, List<Object> group) {
+    StringBuilder key = new StringBuilder();
+    if (version > 0) {
+      key.append(version).append(':');
+    }
+    key.append(unit).append('/');
     for (Object v : group) {
       String text = v instanceof BigDecimal d ? d.toString() : (String) v;
       key.append(v instanceof BigDecimal ? 'n' : 's').append(text.length()).append(':');
@@ -112,6 +152,13 @@ final class RouteFn extends DoFn<Event, KV<String, Event>> {
   }
 
   static int unitOf(String key) {
-    return Integer.parseInt(key.substring(0, key.indexOf('/')));
+    String head = key.substring(0, key.indexOf('/'));
+    return Integer.parseInt(head.substring(head.indexOf(':') + 1));
+  }
+
+  static int versionOf(String key) {
+    String head = key.substring(0, key.indexOf('/'));
+    int colon = head.indexOf(':');
+    return colon < 0 ? 0 : Integer.parseInt(head.substring(0, colon));
   }
 }

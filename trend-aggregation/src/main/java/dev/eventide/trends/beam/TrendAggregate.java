@@ -5,9 +5,12 @@ import dev.eventide.trends.Event;
 import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.internal.engine.TrendPlan;
+import dev.eventide.trends.internal.engine.VersionedPlan;
 import dev.eventide.trends.query.Query;
 import dev.eventide.trends.query.Workload;
+import dev.eventide.trends.query.WorkloadChange;
 import java.io.Serializable;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.beam.sdk.Pipeline;
@@ -91,6 +94,7 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
   private static final long serialVersionUID = 1L;
 
   private final Workload workload;
+  private final List<WorkloadChange> changes;
   private final Sharing sharing;
   private final Duration allowedLateness;
   private final Retention retention;
@@ -107,11 +111,13 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
 
   private TrendAggregate(
       Workload workload,
+      List<WorkloadChange> changes,
       Sharing sharing,
       Duration allowedLateness,
       Retention retention,
       Duration clearedKeyMemory) {
     this.workload = workload;
+    this.changes = changes;
     this.sharing = sharing;
     this.allowedLateness = allowedLateness;
     this.retention = retention;
@@ -131,16 +137,50 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
     TrendPlan.compile(workload, Sharing.DYNAMIC);
     return new TrendAggregate(
         workload,
+        List.of(),
         Sharing.DYNAMIC,
         Duration.ZERO,
         Retention.IN_BEAM_STATE,
         DEFAULT_CLEARED_KEY_MEMORY);
   }
 
+  /**
+   * Changes the workload while the job runs, on a schedule known when the pipeline is built: each
+   * change adds queries (their text) or removes queries (by name) from an event time on. An added
+   * query evaluates the windows that start at or after its time; a removed one gives nothing for
+   * the windows that end after its time (its late panes of earlier windows still come), and its
+   * sums go once those windows are closed; every other query gives exactly what it gives without
+   * the changes. Sharing is planned anew for the workload in force from each change (docs/
+   * trends-query-language.md, "Changing the workload", has the rules). Each change starts a version
+   * whose keys are new: for one WITHIN after a change, an event may be evaluated by the version
+   * before it and the one after. Keys of the workload the job started with are those of a job
+   * without changes.
+   *
+   * <pre>{@code
+   * TrendAggregate aggregate =
+   *     TrendAggregate.of(workload)
+   *         .withWorkloadChanges(
+   *             List.of(
+   *                 WorkloadChange.add(1_700_003_600_000L, "QUERY late_trips RETURN COUNT(*)"
+   *                     + " PATTERN SEQ(Request, Travel+) WITHIN 10 minutes"),
+   *                 WorkloadChange.remove(1_700_007_200_000L, "pool_trips")));
+   * }</pre>
+   *
+   * @throws IllegalArgumentException naming the first change that does not apply to the workload in
+   *     force at its time (its text does not parse, a name already or not running)
+   */
+  public TrendAggregate withWorkloadChanges(List<WorkloadChange> changes) {
+    List<WorkloadChange> copy = List.copyOf(Objects.requireNonNull(changes, "changes"));
+    VersionedPlan.compile(workload, copy, sharing);
+    return new TrendAggregate(
+        workload, copy, sharing, allowedLateness, retention, clearedKeyMemory);
+  }
+
   /** How queries share bursts: DYNAMIC (default, HAMLET), STATIC (always) or NONE. */
   public TrendAggregate withSharing(Sharing sharing) {
     return new TrendAggregate(
         workload,
+        changes,
         Objects.requireNonNull(sharing, "sharing"),
         allowedLateness,
         retention,
@@ -157,7 +197,7 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
     if (lateness.getMillis() < 0) {
       throw new IllegalArgumentException("allowed lateness must be >= 0, but was " + lateness);
     }
-    return new TrendAggregate(workload, sharing, lateness, retention, clearedKeyMemory);
+    return new TrendAggregate(workload, changes, sharing, lateness, retention, clearedKeyMemory);
   }
 
   /**
@@ -182,7 +222,7 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
     if (memory.getMillis() < 0) {
       throw new IllegalArgumentException("the cleared-key memory must be >= 0, but was " + memory);
     }
-    return new TrendAggregate(workload, sharing, allowedLateness, retention, memory);
+    return new TrendAggregate(workload, changes, sharing, allowedLateness, retention, memory);
   }
 
   /**
@@ -210,6 +250,7 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
     }
     return new TrendAggregate(
         workload,
+        changes,
         sharing,
         allowedLateness,
         new Retention(storeUri, memoryEvents, retention.purgeDelayMillis()),
@@ -231,6 +272,7 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
     }
     return new TrendAggregate(
         workload,
+        changes,
         sharing,
         allowedLateness,
         new Retention(retention.storeUri(), retention.memoryEvents(), delay.getMillis()),
@@ -251,7 +293,7 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
             .apply("IntoGlobalWindow", Window.<Event>into(new GlobalWindows()))
             .apply(
                 "Route",
-                ParDo.of(new RouteFn(workload, sharing))
+                ParDo.of(new RouteFn(workload, changes, sharing))
                     .withOutputTags(RouteFn.ROUTED, TupleTagList.of(RouteFn.DEAD)));
     PCollectionTuple aggregated =
         routed
@@ -262,6 +304,7 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
                 ParDo.of(
                         new TrendAggregateFn(
                             workload,
+                            changes,
                             sharing,
                             allowedLateness.getMillis(),
                             retention,
@@ -307,6 +350,7 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
                     String.join(", ", workload.queries().stream().map(Query::name).toList()))
                 .withLabel("Query names"))
         .add(DisplayData.item("sharing", sharing.toString()).withLabel("Sharing"))
+        .add(DisplayData.item("workloadChanges", changes.size()).withLabel("Workload changes"))
         .add(DisplayData.item("allowedLateness", allowedLateness).withLabel("Allowed lateness"))
         .add(
             DisplayData.item("clearedKeyMemory", clearedKeyMemory)

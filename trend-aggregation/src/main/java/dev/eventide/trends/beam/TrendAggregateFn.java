@@ -11,9 +11,11 @@ import dev.eventide.trends.internal.engine.SlidingWindows;
 import dev.eventide.trends.internal.engine.TrendPlan;
 import dev.eventide.trends.internal.engine.TrendState;
 import dev.eventide.trends.internal.engine.TrendStateCodec;
+import dev.eventide.trends.internal.engine.VersionedPlan;
 import dev.eventide.trends.internal.engine.WindowResult;
 import dev.eventide.trends.query.Query;
 import dev.eventide.trends.query.Workload;
+import dev.eventide.trends.query.WorkloadChange;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -152,13 +154,14 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   private final TimerSpec forgetSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
   private final Workload workload;
+  private final List<WorkloadChange> changes;
   private final Sharing sharing;
   private final long lateness;
   private final TrendAggregate.Retention retention;
   private final long clearedKeyMemory;
 
-  private transient TrendPlan plan;
-  private transient TrendStateCodec codec;
+  private transient VersionedPlan versions;
+  private transient TrendStateCodec[] codecs;
   private transient BlockStore store;
   // The owners of a key's blocks: stable across restarts and savepoints (the queries and the key),
   // so a restored job deletes what its earlier run wrote. Blocks written before the tiered bag
@@ -168,11 +171,13 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
 
   TrendAggregateFn(
       Workload workload,
+      List<WorkloadChange> changes,
       Sharing sharing,
       long allowedLatenessMillis,
       TrendAggregate.Retention retention,
       long clearedKeyMemoryMillis) {
     this.workload = workload;
+    this.changes = List.copyOf(changes);
     this.sharing = sharing;
     this.lateness = allowedLatenessMillis;
     this.retention = retention;
@@ -181,8 +186,11 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
 
   @Setup
   public void setup() throws IOException {
-    plan = TrendPlan.compile(workload, sharing);
-    codec = TrendStateCodec.of(plan);
+    versions = VersionedPlan.compile(workload, changes, sharing);
+    codecs = new TrendStateCodec[versions.versions()];
+    for (int v = 0; v < codecs.length; v++) {
+      codecs[v] = TrendStateCodec.of(versions.plan(v));
+    }
     if (retention.storeUri() != null) {
       store = RetainedBlocks.counted(BlockStores.open(retention.storeUri()));
       String queries =
@@ -209,7 +217,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @TimerId(FIRE) Timer fire,
       @TimerId(FORGET) Timer forget,
       MultiOutputReceiver out) {
-    int unit = RouteFn.unitOf(element.getKey());
+    Scope unit = scope(element.getKey());
     Event e = element.getValue();
     clearedAt.readLater();
     Progress read = progress.read();
@@ -281,12 +289,13 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @StateId(CLEARED_AT) ValueState<Long> clearedAt,
       @TimerId(FORGET) Timer forget,
       MultiOutputReceiver out) {
-    int unit = RouteFn.unitOf(key);
+    Scope unit = scope(key);
     long t = c.fireTimestamp().getMillis();
     lateState.readLater();
     coreState.readLater();
     Progress p = orNew(progress.read());
-    PendingEvents pending = new PendingEvents(pendingState, pendingSlices, p, plan.slide(unit));
+    PendingEvents pending =
+        new PendingEvents(pendingState, pendingSlices, p, unit.plan.slide(unit.unit));
     pending.readLater(t);
     RetainedEvents retained =
         retained(key, retainedBucket, retainedManifest, retainedState, retainedBlocks, p);
@@ -294,7 +303,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     p.fireAt = Progress.NONE;
     p.holdAt = Progress.NONE;
     Counters counters = new Counters();
-    Map<List<Object>, TrendState> states = decode(coreState.read());
+    Map<List<Object>, TrendState> states = decode(unit, coreState.read());
 
     List<KV<Long, Event>> late = list(lateState.read());
     if (!late.isEmpty()) {
@@ -315,15 +324,15 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       p.expireAfterFire = false;
       scheduleExpiry(p, t + 1, expire);
     }
-    Map<Progress.PaneKey, WindowResult> closed = close(states, p.evaluatedUpTo, counters);
+    Map<Progress.PaneKey, WindowResult> closed = close(unit, states, p.evaluatedUpTo, counters);
     for (WindowResult r : closed.values()) {
-      emit(out, p, r, PaneInfo.Timing.ON_TIME);
+      emit(out, unit, p, r, PaneInfo.Timing.ON_TIME);
     }
 
     long restMin = pending.earliestFiled();
     long nextEnd = Long.MAX_VALUE;
     for (TrendState s : states.values()) {
-      nextEnd = Math.min(nextEnd, plan.nextWindowEnd(s));
+      nextEnd = Math.min(nextEnd, unit.plan.nextWindowEnd(s));
     }
     long fireAt =
         Math.min(
@@ -347,7 +356,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       remember(horizon(p), clearedAt, forget);
       return;
     }
-    coreState.write(encode(states));
+    coreState.write(encode(unit, states));
     progress.write(p);
   }
 
@@ -368,7 +377,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @TimerId(CLEANUP) Timer cleanup,
       @StateId(CLEARED_AT) ValueState<Long> clearedAt,
       @TimerId(FORGET) Timer forget) {
-    int unit = RouteFn.unitOf(key);
+    Scope unit = scope(key);
     long now = c.fireTimestamp().getMillis();
     coreState.readLater();
     Progress p = orNew(progress.read());
@@ -406,7 +415,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
         p.expireAfterFire = true;
       }
     }
-    SlidingWindows windows = plan.windows(unit);
+    SlidingWindows windows = unit.plan.windows(unit.unit);
     Iterator<Progress.PaneKey> panes = p.panes.keySet().iterator();
     while (panes.hasNext()) {
       long expiry = saturatedAdd(windows.endOf(panes.next().windowStart()) - 1, lateness);
@@ -552,7 +561,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
    * current ones when every late event has expired by now).
    */
   private Map<List<Object>, TrendState> reEvaluate(
-      int unit,
+      Scope unit,
       Progress p,
       Map<List<Object>, TrendState> current,
       List<KV<Long, Event>> late,
@@ -575,7 +584,10 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     if (accepted.isEmpty()) {
       return current; // all of them expired while they waited: nothing to re-evaluate
     }
-    long from = accepted.stream().mapToLong(Event::time).min().getAsLong() - plan.within(unit) + 1;
+    long from =
+        accepted.stream().mapToLong(Event::time).min().getAsLong()
+            - unit.plan.within(unit.unit)
+            + 1;
     List<Event> replay = retained.from(from);
     replay.addAll(accepted);
     retain(unit, accepted, retained, p, expire);
@@ -583,11 +595,11 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     replay.sort(Comparator.comparingLong(Event::time));
     Map<List<Object>, TrendState> states = new LinkedHashMap<>();
     advance(unit, states, replay, counters);
-    Map<Progress.PaneKey, WindowResult> closed = close(states, p.evaluatedUpTo, counters);
+    Map<Progress.PaneKey, WindowResult> closed = close(unit, states, p.evaluatedUpTo, counters);
     // Windows a late event entered (not expired at its arrival), closed and not expired since:
     // their results changed (or vanished). A window that had expired when the event arrived keeps
     // its result, although the rebuilt states count the event in it too.
-    SlidingWindows windows = plan.windows(unit);
+    SlidingWindows windows = unit.plan.windows(unit.unit);
     List<Object> group = null;
     Set<Progress.PaneKey> touched = new LinkedHashSet<>();
     for (KV<Long, Event> arrival : acceptedArrivals) {
@@ -599,7 +611,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
         long end = windows.end(k);
         long windowExpiry = saturatedAdd(end - 1, lateness);
         if (end - 1 <= p.evaluatedUpTo && windowExpiry >= arrivedAt && windowExpiry > horizon) {
-          for (String q : plan.queryNames(unit)) {
+          for (String q : unit.plan.queryNames(unit.unit)) {
             touched.add(new Progress.PaneKey(s, q));
           }
         }
@@ -611,10 +623,10 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     for (Progress.PaneKey k : touched) {
       WindowResult r = closed.get(k);
       if (r == null && p.panes.containsKey(k)) {
-        r = plan.noTrends(k.query(), group, k.windowStart(), windows.endOf(k.windowStart()));
+        r = unit.plan.noTrends(k.query(), group, k.windowStart(), windows.endOf(k.windowStart()));
       }
       if (r != null) {
-        emit(out, p, r, PaneInfo.Timing.LATE);
+        emit(out, unit, p, r, PaneInfo.Timing.LATE);
       }
     }
     return states;
@@ -622,7 +634,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
 
   /** Keeps events for re-evaluation until their windows expire, and sets the expire timer. */
   private void retain(
-      int unit, List<Event> events, RetainedEvents retained, Progress p, Timer expire) {
+      Scope unit, List<Event> events, RetainedEvents retained, Progress p, Timer expire) {
     long firstExpiry = Long.MAX_VALUE;
     for (Event e : events) {
       firstExpiry = Math.min(firstExpiry, expiry(unit, e.time()));
@@ -648,28 +660,30 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   }
 
   private void advance(
-      int unit, Map<List<Object>, TrendState> states, List<Event> sorted, Counters counters) {
+      Scope unit, Map<List<Object>, TrendState> states, List<Event> sorted, Counters counters) {
     Map<List<Object>, List<Event>> byPartition = new LinkedHashMap<>();
     for (Event e : sorted) {
-      byPartition.computeIfAbsent(plan.partition(unit, e), k -> new ArrayList<>()).add(e);
+      byPartition.computeIfAbsent(unit.plan.partition(unit.unit, e), k -> new ArrayList<>()).add(e);
     }
     byPartition.forEach(
         (partition, events) ->
-            plan.advance(
-                states.computeIfAbsent(partition, k -> plan.newState(unit, k)), events, counters));
+            unit.plan.advance(
+                states.computeIfAbsent(partition, k -> unit.newState(k)), events, counters));
   }
 
   /** Closes the windows that end by {@code upTo + 1}, combining partitions per query and window. */
   private Map<Progress.PaneKey, WindowResult> close(
-      Map<List<Object>, TrendState> states, long upTo, Counters counters) {
+      Scope unit, Map<List<Object>, TrendState> states, long upTo, Counters counters) {
     Map<Progress.PaneKey, WindowResult> closed = new LinkedHashMap<>();
     long end = upTo == Long.MAX_VALUE ? upTo : upTo + 1;
     Iterator<TrendState> it = states.values().iterator();
     while (it.hasNext()) {
       TrendState s = it.next();
-      for (WindowResult r : plan.closeWindows(s, end, counters)) {
+      for (WindowResult r : unit.plan.closeWindows(s, end, counters)) {
         closed.merge(new Progress.PaneKey(r.windowStart(), r.query()), r, WindowResult::combine);
       }
+      // Every window a removed query may still give a result for is closed by now.
+      versions.retireClosed(unit.version, s, end);
       if (s.isEmpty()) {
         it.remove();
       }
@@ -677,7 +691,11 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     return closed;
   }
 
-  private void emit(MultiOutputReceiver out, Progress p, WindowResult r, PaneInfo.Timing timing) {
+  private void emit(
+      MultiOutputReceiver out, Scope unit, Progress p, WindowResult r, PaneInfo.Timing timing) {
+    if (!versions.emits(unit.version, r)) {
+      return; // its query was removed from the workload before the window ended
+    }
     Progress.PaneKey k = new Progress.PaneKey(r.windowStart(), r.query());
     int index = p.panes.getOrDefault(k, 0);
     if (lateness > 0) {
@@ -695,7 +713,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     }
   }
 
-  private void deadLetter(MultiOutputReceiver out, Event e, int unit, long t) {
+  private void deadLetter(MultiOutputReceiver out, Event e, Scope unit, long t) {
     TrendMetrics.DEAD_LETTERS.inc();
     out.get(DEAD)
         .outputWithTimestamp(
@@ -704,15 +722,15 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
                 "later than the allowed lateness of "
                     + lateness
                     + " ms: the windows of "
-                    + String.join(", ", plan.queryNames(unit))
+                    + String.join(", ", unit.plan.queryNames(unit.unit))
                     + " holding time "
                     + t
                     + " were already evaluated"),
             new Instant(t));
   }
 
-  private List<Object> groupOf(Event e, int unit) {
-    return plan.group(new TrendPlan.Route(unit, plan.partition(unit, e)));
+  private List<Object> groupOf(Event e, Scope unit) {
+    return unit.plan.group(new TrendPlan.Route(unit.unit, unit.plan.partition(unit.unit, e)));
   }
 
   /** Moves the fire timer earlier if it must fire by {@code at} or hold output at {@code hold}. */
@@ -734,27 +752,46 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     }
   }
 
-  /** The end of the earliest window of the unit that holds time t. */
-  private long firstEnd(int unit, long t) {
-    return plan.windows(unit).firstEnd(t);
+  /** The end of the earliest window of the key's version and unit that holds time t. */
+  private long firstEnd(Scope unit, long t) {
+    SlidingWindows windows = unit.plan.windows(unit.unit);
+    long end = windows.firstEnd(t);
+    long from = versions.from(unit.version);
+    return from == Long.MIN_VALUE
+        ? end
+        : Math.max(end, windows.end(windows.firstStartingAtOrAfter(from)));
   }
 
   /** The end (minus 1 ms) of the last window of the unit that ends by the watermark. */
-  private long lastEndPassed(int unit, long watermark) {
-    long end = plan.windows(unit).lastEndAtOrBefore(watermark);
+  private long lastEndPassed(Scope unit, long watermark) {
+    long end = unit.plan.windows(unit.unit).lastEndAtOrBefore(watermark);
     return end == Long.MIN_VALUE ? Long.MIN_VALUE : end - 1;
   }
 
-  /** The end of the last window of the unit that holds time t. */
-  private long lastEnd(int unit, long t) {
-    return plan.windows(unit).lastEnd(t);
+  /**
+   * The end of the last window of the key's version and unit that holds time t and can give a
+   * result: a version's windows start before the next version's time, and end by the removal of the
+   * unit's queries when all of them are removed.
+   */
+  private long lastEnd(Scope unit, long t) {
+    SlidingWindows windows = unit.plan.windows(unit.unit);
+    long end = windows.lastEnd(t);
+    long until = versions.until(unit.version);
+    if (until != Long.MAX_VALUE) {
+      end = Math.min(end, windows.end(windows.firstStartingAtOrAfter(until) - 1));
+    }
+    long useful = versions.lastUsefulEnd(unit.version, unit.unit);
+    if (useful != Long.MAX_VALUE) {
+      end = Math.min(end, windows.lastEndAtOrBefore(useful));
+    }
+    return end;
   }
 
   /**
    * The latest watermark at which a window holding t still accepts late events: Beam's rule, the
    * window's maximum timestamp plus the allowed lateness.
    */
-  private long expiry(int unit, long t) {
+  private long expiry(Scope unit, long t) {
     return saturatedAdd(lastEnd(unit, t) - 1, lateness);
   }
 
@@ -764,7 +801,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   }
 
   /** Whether every window holding t has expired, as far as the key's timers know. */
-  private boolean expired(int unit, long t, Progress p) {
+  private boolean expired(Scope unit, long t, Progress p) {
     return expiry(unit, t) <= horizon(p);
   }
 
@@ -773,21 +810,22 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
   }
 
-  private Map<List<Object>, TrendState> decode(List<byte[]> encoded) {
+  private Map<List<Object>, TrendState> decode(Scope unit, List<byte[]> encoded) {
     Map<List<Object>, TrendState> states = new LinkedHashMap<>();
     if (encoded != null) {
       for (byte[] bytes : encoded) {
-        TrendState s = codec.decode(bytes);
+        TrendState s = codecs[unit.version].decode(bytes);
+        versions.limit(unit.version, s);
         states.put(s.partition(), s);
       }
     }
     return states;
   }
 
-  private List<byte[]> encode(Map<List<Object>, TrendState> states) {
+  private List<byte[]> encode(Scope unit, Map<List<Object>, TrendState> states) {
     List<byte[]> encoded = new ArrayList<>(states.size());
     for (TrendState s : states.values()) {
-      encoded.add(codec.encode(s));
+      encoded.add(codecs[unit.version].encode(s));
     }
     return encoded;
   }
@@ -796,6 +834,28 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     TrendMetrics.SHARED_BURSTS.inc(counters.get("sharedBursts"));
     TrendMetrics.SPLIT_BURSTS.inc(counters.get("splitBursts"));
     TrendMetrics.SNAPSHOTS.inc(counters.get("snapshots"));
+  }
+
+  /** The version's plan, and the sharing unit in it, that a key evaluates. */
+  private Scope scope(String key) {
+    int version = RouteFn.versionOf(key);
+    return new Scope(version, RouteFn.unitOf(key), versions.plan(version));
+  }
+
+  private final class Scope {
+    final int version;
+    final int unit;
+    final TrendPlan plan;
+
+    Scope(int version, int unit, TrendPlan plan) {
+      this.version = version;
+      this.unit = unit;
+      this.plan = plan;
+    }
+
+    TrendState newState(List<Object> partition) {
+      return versions.newState(version, unit, partition);
+    }
   }
 
   private static Progress orNew(Progress p) {

@@ -127,7 +127,7 @@ public final class TrendJob {
       Options options) {
     long[] refused = {0};
     WorkloadVersions schema =
-        new WorkloadVersions(
+        WorkloadVersions.of(
             workload,
             changes,
             bad -> {
@@ -299,7 +299,12 @@ public final class TrendJob {
     return e;
   }
 
-  private static Event parseEvent(TextLines.Line line, WorkloadVersions schema) {
+  /**
+   * Parses an event line and checks it against the workloads whose windows may hold it.
+   *
+   * @throws BadEventException with the line number and what is wrong
+   */
+  public static Event parseEvent(TextLines.Line line, WorkloadVersions schema) {
     if (!line.isValid()) {
       throw new BadEventException(line.number(), line.problem());
     }
@@ -315,6 +320,11 @@ public final class TrendJob {
   /** The dead-letter line of a bad event line: its number, the reason and the line itself. */
   public static String deadLetterLine(BadEventException e, String line) {
     return DeadLetter.format(e, line);
+  }
+
+  /** The dead-letter line of a refused workload change: the change and the reason. */
+  public static String deadLetterLine(BadChangeException e) {
+    return DeadLetter.format(e);
   }
 
   /** Applies each change before the first event at or after its time. */

@@ -15,9 +15,16 @@ import java.util.function.Consumer;
  * The workloads a run goes through: the initial one, then one per change that applies, in {@link
  * WorkloadChange#ORDER}. A change that does not apply to the workload in force at its time is
  * refused, with the reason, and the run goes on without it. An event is checked against the
- * workloads whose windows may hold it.
+ * workloads whose windows may hold it ({@link TrendJob#parseEvent(TextLines.Line,
+ * WorkloadVersions)}).
+ *
+ * <pre>{@code
+ * List<BadChangeException> refused = new ArrayList<>();
+ * WorkloadVersions versions = WorkloadVersions.of(workload, changes, refused::add);
+ * List<WorkloadChange> applicable = versions.accepted();   // in the order they apply
+ * }</pre>
  */
-final class WorkloadVersions {
+public final class WorkloadVersions {
   private record Version(long from, long within, EventSchema schema) {}
 
   private final List<Version> versions = new ArrayList<>();
@@ -26,9 +33,16 @@ final class WorkloadVersions {
   private long longestWithin;
 
   /**
+   * The workloads of a run, checking each change against the workload in force at its time.
+   *
    * @param refused receives each change that does not apply, with the reason
    */
-  WorkloadVersions(
+  public static WorkloadVersions of(
+      Workload initial, List<WorkloadChange> changes, Consumer<BadChangeException> refused) {
+    return new WorkloadVersions(initial, changes, refused);
+  }
+
+  private WorkloadVersions(
       Workload initial, List<WorkloadChange> changes, Consumer<BadChangeException> refused) {
     add(Long.MIN_VALUE, initial);
     Workload current = initial;
@@ -60,12 +74,12 @@ final class WorkloadVersions {
   }
 
   /** The changes that apply, in the order they apply in. */
-  List<WorkloadChange> accepted() {
+  public List<WorkloadChange> accepted() {
     return accepted;
   }
 
   /** Whether a query of any version reads events of this type. */
-  boolean reads(String type) {
+  public boolean reads(String type) {
     return types.contains(type);
   }
 
@@ -73,7 +87,7 @@ final class WorkloadVersions {
    * Null if every version whose windows may hold the event can use it, else why one cannot ({@link
    * EventSchema#problemWith}).
    */
-  String problemWith(Event e) {
+  public String problemWith(Event e) {
     long t = e.time();
     int last = lastStartingBy(t);
     for (int i = last; i >= 0; i--) {

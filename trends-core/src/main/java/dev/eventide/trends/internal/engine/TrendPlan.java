@@ -346,9 +346,14 @@ public final class TrendPlan {
    * whether an event at t concerns it.
    */
   public boolean hasWindow(int unit, long t, long from, long until) {
+    return hasWindow(unit, t, from, until, Long.MAX_VALUE);
+  }
+
+  /** {@link #hasWindow(int, long, long, long)}, of the windows that also end by {@code lastEnd}. */
+  public boolean hasWindow(int unit, long t, long from, long until, long lastEnd) {
     SlidingWindows windows = units.get(unit).windows;
     long k = Math.max(windows.firstIndex(t), windows.firstStartingAtOrAfter(from));
-    return k <= windows.lastIndex(t) && windows.start(k) < until;
+    return k <= windows.lastIndex(t) && windows.start(k) < until && windows.end(k) <= lastEnd;
   }
 
   /**

@@ -104,6 +104,19 @@ public final class VersionedPlan {
     return removals.get(version).getOrDefault(query, Long.MAX_VALUE);
   }
 
+  /**
+   * The latest end of a window of a version's unit that can give a result: the latest removal of
+   * its queries when all of them are removed ({@code Long.MAX_VALUE} otherwise). Later windows give
+   * nothing, so no event is routed for them and no key waits for them.
+   */
+  public long lastUsefulEnd(int version, int unit) {
+    long last = Long.MIN_VALUE;
+    for (String query : plans.get(version).queryNames(unit)) {
+      last = Math.max(last, removedAt(version, query));
+    }
+    return last;
+  }
+
   /** A version's unit reading an event, with the event's partition there. */
   public record Route(int version, int unit, List<Object> partition) {}
 
@@ -116,7 +129,7 @@ public final class VersionedPlan {
       }
       TrendPlan plan = plans.get(v);
       for (TrendPlan.Route r : plan.route(e)) {
-        if (plan.hasWindow(r.unit(), e.time(), from(v), until(v))) {
+        if (plan.hasWindow(r.unit(), e.time(), from(v), until(v), lastUsefulEnd(v, r.unit()))) {
           routes.add(new Route(v, r.unit(), r.partition()));
         }
       }

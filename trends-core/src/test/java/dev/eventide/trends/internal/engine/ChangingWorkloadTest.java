@@ -9,6 +9,8 @@ import dev.eventide.trends.BruteForce;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.RandomWorkloads;
 import dev.eventide.trends.TrendResult;
+import dev.eventide.trends.WorkloadSchedules;
+import dev.eventide.trends.WorkloadSchedules.Incarnation;
 import dev.eventide.trends.engine.ChangeableTrendEngine;
 import dev.eventide.trends.engine.Engines;
 import dev.eventide.trends.query.Query;
@@ -16,7 +18,6 @@ import dev.eventide.trends.query.QueryException;
 import dev.eventide.trends.query.Workload;
 import dev.eventide.trends.query.WorkloadChange;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -33,24 +34,23 @@ class ChangingWorkloadTest {
   private static final List<Engines> ENGINES =
       List.of(Engines.HAMLET, Engines.HAMLET_STATIC, Engines.UNSHARED);
 
-  /** A query as it ran: its text's query, and the times it was added and removed at. */
-  record Incarnation(Query query, long added, long removed) {}
-
   @Test
   void everyQueryEqualsBruteForceOverTheWindowsItIsInForceFor() {
     for (long seed : Seeds.range(0, 1500).toArray()) {
       Random random = new Random(seed);
       RandomWorkloads workloads = new RandomWorkloads(seed);
       boolean sharable = seed % 2 == 0;
-      List<String> texts = blocks(sharable ? workloads.sharableWorkload(8) : workloads.workload(8));
+      List<String> texts =
+          WorkloadSchedules.blocks(
+              sharable ? workloads.sharableWorkload(8) : workloads.workload(8));
       List<Event> events = sharable ? workloads.burstyEvents(24) : workloads.events(16, 40);
       long span = events.get(events.size() - 1).time() + 2;
       Workload initial = Workload.parse(String.join("\n\n", texts.subList(0, 3)));
-      List<WorkloadChange> changes = schedule(random, texts, span);
+      List<WorkloadChange> changes = WorkloadSchedules.schedule(random, texts, span);
       for (Engines engine : ENGINES) {
         List<TrendResult> actual = new ArrayList<>();
         List<Incarnation> ran = run(engine, initial, changes, events, actual);
-        List<TrendResult> expected = bruteForce(ran, events);
+        List<TrendResult> expected = WorkloadSchedules.bruteForce(ran, events);
         List<TrendResult> sorted = new ArrayList<>(actual);
         sorted.sort(BruteForce.ORDER);
         long s = seed;
@@ -153,54 +153,6 @@ class ChangingWorkloadTest {
     assertEquals(1, ((IncrementalEngine) engine).versions(), "versions before 600 ended");
   }
 
-  /** Brute force's results of each query over the windows it was in force for, sorted. */
-  static List<TrendResult> bruteForce(List<Incarnation> ran, List<Event> events) {
-    List<TrendResult> expected = new ArrayList<>();
-    for (Incarnation q : ran) {
-      for (TrendResult r : BruteForce.evaluate(new Workload(List.of(q.query())), events)) {
-        if (r.windowStart() >= q.added() && r.windowEnd() <= q.removed()) {
-          expected.add(r);
-        }
-      }
-    }
-    expected.sort(BruteForce.ORDER);
-    return expected;
-  }
-
-  /**
-   * The changes of a schedule that apply, in order, and every query as it ran under them (a
-   * reference that shares no code with the engines beyond {@link WorkloadChange#applyTo}).
-   */
-  static List<Incarnation> incarnations(
-      Workload initial, List<WorkloadChange> changes, List<WorkloadChange> applied) {
-    List<Incarnation> running = new ArrayList<>();
-    List<Incarnation> ended = new ArrayList<>();
-    initial.queries().forEach(q -> running.add(new Incarnation(q, Long.MIN_VALUE, Long.MAX_VALUE)));
-    Workload current = initial;
-    for (WorkloadChange c : changes) {
-      try {
-        current = c.applyTo(current);
-      } catch (IllegalArgumentException refused) {
-        continue;
-      }
-      applied.add(c);
-      if (c.add() != null) {
-        Workload.parse(c.add())
-            .queries()
-            .forEach(q -> running.add(new Incarnation(q, c.time(), Long.MAX_VALUE)));
-      } else {
-        for (Incarnation q : List.copyOf(running)) {
-          if (c.remove().contains(q.query().name())) {
-            running.remove(q);
-            ended.add(new Incarnation(q.query(), q.added(), c.time()));
-          }
-        }
-      }
-    }
-    ended.addAll(running);
-    return ended;
-  }
-
   /** The queries no change names give, in order, what they give without changes. */
   private static void assertUntouchedQueriesAsWithoutChanges(
       long seed,
@@ -270,59 +222,5 @@ class ChangingWorkloadTest {
     trends.finish();
     ended.addAll(running);
     return ended;
-  }
-
-  /**
-   * One to four changes in time order (several may share a time): removals of running queries,
-   * additions of queries from {@code texts[3..]}, a replacement (a removal and an addition of the
-   * same name with another text at one time), and now and then one that does not apply.
-   */
-  static List<WorkloadChange> schedule(Random random, List<String> texts, long span) {
-    List<String> running = new ArrayList<>(List.of("q0", "q1", "q2"));
-    List<WorkloadChange> changes = new ArrayList<>();
-    int unused = 3;
-    long time = 0;
-    int count = 1 + random.nextInt(4);
-    for (int i = 0; i < count; i++) {
-      time += random.nextInt(3) == 0 ? 0 : 1 + random.nextInt((int) Math.max(1, span / 3));
-      switch (random.nextInt(5)) {
-        case 0, 1 -> {
-          if (unused < texts.size()) {
-            String text = texts.get(unused++);
-            changes.add(WorkloadChange.add(time, text));
-            running.add(name(text));
-          }
-        }
-        case 2 -> {
-          if (running.size() > 1) {
-            changes.add(
-                WorkloadChange.remove(time, running.remove(random.nextInt(running.size()))));
-          }
-        }
-        case 3 -> {
-          if (unused < texts.size() && !running.isEmpty()) {
-            String replaced = running.get(random.nextInt(running.size()));
-            String text = texts.get(unused++).replaceFirst("QUERY \\w+", "QUERY " + replaced);
-            changes.add(WorkloadChange.remove(time, replaced));
-            changes.add(WorkloadChange.add(time, text));
-          }
-        }
-        default ->
-            changes.add(
-                random.nextBoolean()
-                    ? WorkloadChange.remove(time, "nobody")
-                    : WorkloadChange.add(time, texts.get(0)));
-      }
-    }
-    changes.sort(WorkloadChange.ORDER);
-    return changes;
-  }
-
-  private static String name(String text) {
-    return text.strip().split("\\s+")[1];
-  }
-
-  static List<String> blocks(String text) {
-    return Arrays.stream(text.split("\n\n")).map(String::strip).filter(b -> !b.isEmpty()).toList();
   }
 }

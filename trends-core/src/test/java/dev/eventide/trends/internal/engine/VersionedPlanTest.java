@@ -10,6 +10,7 @@ import dev.eventide.trends.Event;
 import dev.eventide.trends.RandomWorkloads;
 import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendResult;
+import dev.eventide.trends.WorkloadSchedules;
 import dev.eventide.trends.query.Workload;
 import dev.eventide.trends.query.WorkloadChange;
 import java.util.ArrayList;
@@ -37,16 +38,16 @@ class VersionedPlanTest {
       RandomWorkloads workloads = new RandomWorkloads(seed);
       boolean sharable = seed % 2 == 0;
       List<String> texts =
-          ChangingWorkloadTest.blocks(
+          WorkloadSchedules.blocks(
               sharable ? workloads.sharableWorkload(8) : workloads.workload(8));
       List<Event> events = sharable ? workloads.burstyEvents(24) : workloads.events(16, 40);
       long span = events.get(events.size() - 1).time() + 2;
       Workload initial = Workload.parse(String.join("\n\n", texts.subList(0, 3)));
       List<WorkloadChange> applied = new ArrayList<>();
-      List<ChangingWorkloadTest.Incarnation> ran =
-          ChangingWorkloadTest.incarnations(
-              initial, ChangingWorkloadTest.schedule(random, texts, span), applied);
-      List<TrendResult> expected = ChangingWorkloadTest.bruteForce(ran, events);
+      List<WorkloadSchedules.Incarnation> ran =
+          WorkloadSchedules.incarnations(
+              initial, WorkloadSchedules.schedule(random, texts, span), applied);
+      List<TrendResult> expected = WorkloadSchedules.bruteForce(ran, events);
       for (Sharing sharing : Sharing.values()) {
         VersionedPlan plan = VersionedPlan.compile(initial, applied, sharing);
         int[] retiring = {0};

@@ -1,0 +1,174 @@
+package dev.eventide.trends.beam;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.eventide.testing.differential.Seeds;
+import dev.eventide.testing.runners.OnEachRunner;
+import dev.eventide.testing.runners.TestRunner;
+import dev.eventide.trends.Event;
+import dev.eventide.trends.RandomWorkloads;
+import dev.eventide.trends.WorkloadSchedules;
+import dev.eventide.trends.query.Workload;
+import dev.eventide.trends.query.WorkloadChange;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.testing.TestPipeline;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.values.PBegin;
+import org.apache.beam.sdk.values.PCollection;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@link TrendAggregate#withWorkloadChanges} against brute force: seeded workloads, schedules of
+ * changes (additions, removals, replacements under one name) and streams whose events arrive out of
+ * order among watermark steps, some late (within the allowed lateness, so every event counts). Each
+ * query's final panes equal brute force over the windows it was in force for (those starting at or
+ * after its addition and ending by its removal), and no other window of it has a result. {@value
+ * #DIRECT} schedules on the DirectRunner, {@value #FLINK} on embedded Flink.
+ */
+class TrendAggregateWorkloadChangesTest {
+  private static final int DIRECT = 60;
+  private static final int FLINK = 10;
+  private static final int BATCH = 20;
+  private static final long LATENESS = 200;
+
+  /** A seeded case: the workload, the changes that apply, the events in arrival order. */
+  record Case(
+      long seed,
+      Workload initial,
+      List<WorkloadChange> changes,
+      List<WorkloadSchedules.Incarnation> ran,
+      List<Event> events,
+      List<long[]> arrivals) {
+
+    static Case of(long seed) {
+      Random random = new Random(seed * 7_919 + 3);
+      RandomWorkloads workloads = new RandomWorkloads(seed);
+      boolean sharable = seed % 2 == 0;
+      List<String> texts =
+          WorkloadSchedules.blocks(
+              sharable ? workloads.sharableWorkload(8) : workloads.workload(8));
+      List<Event> events = sharable ? workloads.burstyEvents(30) : workloads.events(24, 50);
+      long span = events.get(events.size() - 1).time() + 2;
+      Workload initial = Workload.parse(String.join("\n\n", texts.subList(0, 3)));
+      List<WorkloadChange> applied = new ArrayList<>();
+      List<WorkloadSchedules.Incarnation> ran =
+          WorkloadSchedules.incarnations(
+              initial, WorkloadSchedules.schedule(random, texts, span), applied);
+      // Arrival order: on time, or delayed by up to 40 ms (less than the allowed lateness).
+      List<long[]> arrivals = new ArrayList<>();
+      for (int i = 0; i < events.size(); i++) {
+        long delay = random.nextInt(10) < 7 ? 0 : 1 + random.nextInt(40);
+        arrivals.add(new long[] {events.get(i).time() + delay, i, 0});
+      }
+      arrivals.sort(Comparator.comparingLong((long[] a) -> a[0]).thenComparingLong(a -> a[1]));
+      long watermark = BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis();
+      for (long[] a : arrivals) {
+        if (random.nextInt(4) == 0) {
+          watermark = Math.max(watermark, a[0] - random.nextInt(5));
+        }
+        a[2] = watermark;
+      }
+      return new Case(seed, initial, applied, ran, events, arrivals);
+    }
+
+    PTransform<PBegin, PCollection<Event>> source(TestRunner runner) {
+      Arrivals script = new Arrivals();
+      for (long[] a : arrivals) {
+        if (a[2] > BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis()) {
+          script.advanceWatermarkTo(new Instant(a[2]));
+        }
+        script.add(events.get((int) a[1]));
+      }
+      return script.on(runner);
+    }
+  }
+
+  @OnEachRunner(flinkParallelism = 1)
+  @Timeout(value = 15, unit = TimeUnit.MINUTES)
+  void everyQuerysFinalPanesAreBruteForceOverItsWindowsInForce(TestPipeline p, TestRunner runner) {
+    int cases = Seeds.count(runner == TestRunner.DIRECT ? DIRECT : FLINK);
+    long changed = 0;
+    for (long first = 0; first < cases; first += BATCH) {
+      Pipeline pipeline = first == 0 ? p : Pipeline.create(runner.options(1));
+      TestRunner.skipImmutabilityCheck(pipeline);
+      for (long seed = first; seed < Math.min(cases, first + BATCH); seed++) {
+        Case c = Case.of(seed);
+        changed += c.changes().isEmpty() ? 0 : 1;
+        TrendAggregate.Result out =
+            pipeline
+                .apply("Arrivals " + seed, c.source(runner))
+                .apply(
+                    "Aggregate " + seed,
+                    TrendAggregate.of(c.initial())
+                        .withWorkloadChanges(c.changes())
+                        .withAllowedLateness(Duration.millis(LATENESS)));
+        Map<String, String> expected =
+            Panes.expected(WorkloadSchedules.bruteForce(c.ran(), c.events()));
+        String what =
+            "seed "
+                + seed
+                + ", changes "
+                + c.changes().stream().map(WorkloadChange::describe).toList();
+        PAssert.that(Panes.of(out.results(), "Lines " + seed))
+            .satisfies(
+                lines -> {
+                  Map<String, String> wrong =
+                      Panes.wrongFinalValues(expected, Panes.last(Panes.parse(lines)));
+                  assertEquals(Map.of(), wrong, what);
+                  return null;
+                });
+        PAssert.that(out.deadLetters()).empty();
+      }
+      PipelineResult result = pipeline.run();
+      result.waitUntilFinish();
+      // Every version's keys ended with its windows.
+      assertEquals(0, TrendMetrics.counter(result, "keysHoldingState"), "keys holding state");
+    }
+    assertTrue(changed > cases / 2, "most cases changed their workload: " + changed);
+  }
+
+  @Test
+  void aScheduleThatDoesNotApplyIsRefusedWhenThePipelineIsBuilt() {
+    Workload w = Workload.parse("QUERY q0\nRETURN COUNT(*)\nPATTERN A+\nWITHIN 10 ms\n");
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                TrendAggregate.of(w)
+                    .withWorkloadChanges(
+                        List.of(WorkloadChange.add(5, "QUERY q0\nRETURN COUNT(*)\nPATTERN B"))));
+    assertTrue(
+        e.getMessage().startsWith("the workload change (add at 5: QUERY q0 RETURN COUNT(*)"),
+        e.getMessage());
+  }
+
+  @Test
+  void theNumberOfChangesIsDisplayed() {
+    Workload w = Workload.parse("QUERY q0\nRETURN COUNT(*)\nPATTERN A+\nWITHIN 10 ms\n");
+    DisplayData data =
+        DisplayData.from(
+            TrendAggregate.of(w).withWorkloadChanges(List.of(WorkloadChange.remove(5, "q0"))));
+    assertTrue(
+        data.items().stream()
+            .anyMatch(
+                i ->
+                    i.getKey().equals("workloadChanges")
+                        && String.valueOf(i.getValue()).equals("1")),
+        data.toString());
+  }
+}

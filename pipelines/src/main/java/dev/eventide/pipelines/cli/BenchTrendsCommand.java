@@ -1,11 +1,14 @@
 package dev.eventide.pipelines.cli;
 
 import dev.eventide.pipelines.bench.Charts;
+import dev.eventide.pipelines.bench.TrendChangesBenchmark;
 import dev.eventide.pipelines.bench.TrendStreams;
 import dev.eventide.pipelines.bench.TrendsBenchmark;
+import dev.eventide.trends.Event;
 import dev.eventide.trends.engine.Engines;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -40,6 +43,9 @@ import picocli.CommandLine.Option;
     },
     sortOptions = false)
 final class BenchTrendsCommand implements Callable<Integer> {
+
+  /** The window of --changes' stream and workload (tumbling), as the other sweeps use. */
+  private static final long CHANGES_WINDOW_MILLIS = 60_000;
 
   /** Short settings are measured in more rounds, until each engine has run for this long. */
   private static final double MIN_MEASURED_SECONDS = 1;
@@ -97,6 +103,23 @@ final class BenchTrendsCommand implements Callable<Integer> {
       description = "How long each engine runs before it is measured (default: ${DEFAULT-VALUE}).")
   double warmup;
 
+  @Option(
+      names = "--changes",
+      description =
+          "Measure workload changes instead (HAMLET, in process): the time one change takes at each"
+              + " of --queries, and events/s at --fixed-events per window while a query is added"
+              + " and removed in turn every --change-every events, against the workload fixed and"
+              + " against stopping and starting the engine at every change.")
+  boolean changes;
+
+  @Option(
+      names = "--change-every",
+      split = ",",
+      defaultValue = "1000,10000",
+      paramLabel = "N",
+      description = "With --changes: events between two changes (default: ${DEFAULT-VALUE}).")
+  List<Integer> changeEvery;
+
   @Mixin ChartOptions charts;
 
   @Override
@@ -105,6 +128,9 @@ final class BenchTrendsCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     validate();
     charts.check();
+    if (changes) {
+      return benchChanges(out, err);
+    }
     printHeader(out);
     boolean agreed = true;
     for (String name : workload.streams) {
@@ -187,6 +213,117 @@ final class BenchTrendsCommand implements Callable<Integer> {
     return agreed;
   }
 
+  /** {@code --changes}: what changing the workload costs, per stream, query count and pace. */
+  private int benchChanges(PrintWriter out, PrintWriter err) throws java.io.IOException {
+    out.printf(
+        Locale.ROOT,
+        "%-7s %5s %9s %9s %-10s %9s %12s %9s %9s %9s%n",
+        "stream",
+        "k",
+        "every",
+        "changes",
+        "mode",
+        "events",
+        "events/s",
+        "vs fixed",
+        "results",
+        "add/rm ms");
+    boolean agreed = true;
+    for (String name : workload.streams) {
+      TrendStreams.Kind stream = TrendBenchOptions.stream(name);
+      long window = CHANGES_WINDOW_MILLIS;
+      List<Event> events = TrendStreams.events(stream, 1, fixedEvents, workload.windows, window);
+      DefaultCategoryDataset data = new DefaultCategoryDataset();
+      for (int k : queries) {
+        err.printf(Locale.ROOT, "bench: %s, %d queries, changes ...%n", name, k);
+        err.flush();
+        // Every mode once to warm up the JIT, then --rounds rounds of every mode in turn (so
+        // that a machine's drift affects them alike); the fastest run of each mode counts.
+        List<Setting> settings = new ArrayList<>();
+        settings.add(new Setting(TrendChangesBenchmark.Mode.FIXED, 1));
+        for (int every : changeEvery) {
+          settings.add(new Setting(TrendChangesBenchmark.Mode.CHANGED, every));
+          settings.add(new Setting(TrendChangesBenchmark.Mode.RESTARTED, every));
+        }
+        TrendChangesBenchmark.Run[] best = new TrendChangesBenchmark.Run[settings.size()];
+        for (int round = -1; round < rounds; round++) {
+          for (int i = 0; i < settings.size(); i++) {
+            Setting setting = settings.get(i);
+            TrendChangesBenchmark.Run run =
+                TrendChangesBenchmark.run(
+                    setting.mode(), stream, k, setting.every(), events, window);
+            if (round >= 0 && (best[i] == null || run.seconds() < best[i].seconds())) {
+              best[i] = run;
+            }
+          }
+        }
+        // Timed after the rounds, on a warm JIT: the median of 5 additions and 5 removals.
+        TrendChangesBenchmark.ApplyTime apply =
+            TrendChangesBenchmark.applyTime(
+                stream, k, events.subList(0, Math.min(events.size(), fixedEvents)), window, 5);
+        TrendChangesBenchmark.Run fixed = best[0];
+        for (int i = 0; i < settings.size(); i++) {
+          TrendChangesBenchmark.Run run = best[i];
+          print(out, name, run, fixed, apply);
+          data.addValue(
+              run.eventsPerSecond(),
+              run.mode() == TrendChangesBenchmark.Mode.FIXED
+                  ? "fixed"
+                  : run.mode().name().toLowerCase(Locale.ROOT) + " every " + run.changeEvery(),
+              k + " queries");
+          if (run.mode() == TrendChangesBenchmark.Mode.CHANGED
+              && run.untouchedDigest() != fixed.untouchedDigest()) {
+            agreed = false;
+            err.printf(
+                Locale.ROOT,
+                "bench: %s, %d queries, a change every %d events: the untouched queries'"
+                    + " results differ from the fixed workload's%n",
+                name,
+                k,
+                run.changeEvery());
+          }
+        }
+      }
+      Path chart = charts.chart("trend-changes-" + name + ".png");
+      Charts.logBars(
+          chart,
+          "Workload changes, " + name + ", " + fixedEvents + " events per window: events/s",
+          "workload",
+          "events/s (log scale)",
+          data);
+      err.printf(Locale.ROOT, "bench: chart %s%n", chart);
+    }
+    out.flush();
+    return agreed ? 0 : EventideCli.EXIT_FAILED;
+  }
+
+  /** One mode of --changes at one pace. */
+  private record Setting(TrendChangesBenchmark.Mode mode, int every) {}
+
+  private static void print(
+      PrintWriter out,
+      String stream,
+      TrendChangesBenchmark.Run run,
+      TrendChangesBenchmark.Run fixed,
+      TrendChangesBenchmark.ApplyTime apply) {
+    out.printf(
+        Locale.ROOT,
+        "%-7s %5d %9s %9d %-10s %9d %12.0f %8.2fx %9d %9s%n",
+        stream,
+        run.queries(),
+        run.mode() == TrendChangesBenchmark.Mode.FIXED ? "-" : String.valueOf(run.changeEvery()),
+        run.changes(),
+        run.mode().name().toLowerCase(Locale.ROOT),
+        run.events(),
+        run.eventsPerSecond(),
+        run.eventsPerSecond() / fixed.eventsPerSecond(),
+        run.results(),
+        run.mode() == TrendChangesBenchmark.Mode.FIXED
+            ? String.format(Locale.ROOT, "%.1f/%.1f", apply.addMillis(), apply.removeMillis())
+            : "");
+    out.flush();
+  }
+
   private List<Engines> chosenEngines() {
     return engines.stream().map(Engines::ofCliName).toList();
   }
@@ -205,6 +342,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
     }
     CliChecks.atLeast("--fixed-events", fixedEvents, 1);
     queries.forEach(k -> CliChecks.atLeast("--queries", k, 1));
+    changeEvery.forEach(n -> CliChecks.atLeast("--change-every", n, 1));
   }
 
   private static void printHeader(PrintWriter out) {

@@ -352,6 +352,7 @@ class EventideCliTest {
       {"trends", "--streams=taxis", "--streams: unknown stream 'taxis'"},
       {"trends", "--chart-dir=/proc/eventide-nope", "--chart-dir /proc/eventide-nope: cannot"},
       {"trends", "--beam", "Unknown option: '--beam'"},
+      {"trends", "--change-every=0", "--change-every must be at least 1, but was 0"},
       {"trends-beam", "--parallelism=0", "--parallelism must be >= 1"},
       {"trends-beam", "--streams=taxis", "--streams: unknown stream 'taxis'"},
       {"trend-bursts", "--class-sizes=0", "--class-sizes must be at least 1, but was 0"},
@@ -422,6 +423,30 @@ class EventideCliTest {
     try (var left = Files.list(store)) {
       assertThat("the run's store directory is deleted", left.toList(), equalTo(List.of()));
     }
+    assertNoStackTrace(o);
+  }
+
+  @Test
+  void benchTrendsChangesComparesChangingWithFixedAndRestarted() throws IOException {
+    Path charts = temp.resolve("changes-charts");
+    Outcome o =
+        run(
+            "bench",
+            "trends",
+            "--changes",
+            "--streams=rides",
+            "--queries=5",
+            "--fixed-events=400",
+            "--windows=3",
+            "--change-every=100",
+            "--rounds=1",
+            "--chart-dir=" + charts);
+    assertThat(o.err(), o.exitCode(), equalTo(0));
+    assertThat(o.out(), containsString(" fixed "));
+    // 1,200 events, a change before every 100th after the first: 11 changes.
+    assertThat(o.out(), containsString("      100        11 changed "));
+    assertThat(o.out(), containsString("      100        11 restarted "));
+    assertThat(Files.size(charts.resolve("trend-changes-rides.png")) > 0, equalTo(true));
     assertNoStackTrace(o);
   }
 }

@@ -21,11 +21,57 @@ public final class WorkloadSchedules {
   public record Incarnation(Query query, long added, long removed) {}
 
   /**
+   * A seeded case: a workload of three queries ({@code q0}–{@code q2}), every other seed sharing a
+   * Kleene type over a bursty stream, a schedule of changes drawing on five more queries (some that
+   * do not apply), the changes that apply and each query as it ran under them.
+   */
+  public record Case(
+      Workload initial,
+      List<WorkloadChange> schedule,
+      List<WorkloadChange> applied,
+      List<Incarnation> ran,
+      List<Event> events) {
+
+    /**
+     * @param bursty the number of events of a sharing case's bursty stream
+     * @param events the number of events of the other cases, at times in [0, span)
+     */
+    public static Case of(long seed, int bursty, int events, int span) {
+      RandomWorkloads workloads = new RandomWorkloads(seed);
+      boolean sharable = seed % 2 == 0;
+      List<String> texts = blocks(sharable ? workloads.sharableWorkload(8) : workloads.workload(8));
+      List<Event> stream =
+          sharable ? workloads.burstyEvents(bursty) : workloads.events(events, span);
+      Workload initial = Workload.parse(String.join("\n\n", texts.subList(0, 3)));
+      long end = stream.get(stream.size() - 1).time() + 2;
+      List<WorkloadChange> schedule = WorkloadSchedules.schedule(new Random(seed), texts, end);
+      List<WorkloadChange> applied = new ArrayList<>();
+      List<Incarnation> ran = incarnations(initial, schedule, applied);
+      return new Case(initial, schedule, List.copyOf(applied), ran, stream);
+    }
+
+    /** Brute force's results of each query over the windows it was in force for, sorted. */
+    public List<TrendResult> expected() {
+      return bruteForce(ran, events);
+    }
+
+    /** The case, to read in a failure message. */
+    public String describe() {
+      return "initial:\n"
+          + initial.queries()
+          + "\nchanges: "
+          + schedule.stream().map(WorkloadChange::describe).toList()
+          + "\nevents: "
+          + events;
+    }
+  }
+
+  /**
    * One to four changes in time order (several may share a time): removals of running queries,
    * additions of queries from {@code texts[3..]}, a replacement (a removal and an addition of the
    * same name with another text at one time), and now and then one that does not apply.
    */
-  public static List<WorkloadChange> schedule(Random random, List<String> texts, long span) {
+  static List<WorkloadChange> schedule(Random random, List<String> texts, long span) {
     List<String> running = new ArrayList<>(List.of("q0", "q1", "q2"));
     List<WorkloadChange> changes = new ArrayList<>();
     int unused = 3;
@@ -70,12 +116,12 @@ public final class WorkloadSchedules {
     return text.strip().split("\\s+")[1];
   }
 
-  public static List<String> blocks(String text) {
+  private static List<String> blocks(String text) {
     return Arrays.stream(text.split("\n\n")).map(String::strip).filter(b -> !b.isEmpty()).toList();
   }
 
   /** Brute force's results of each query over the windows it was in force for, sorted. */
-  public static List<TrendResult> bruteForce(List<Incarnation> ran, List<Event> events) {
+  private static List<TrendResult> bruteForce(List<Incarnation> ran, List<Event> events) {
     List<TrendResult> expected = new ArrayList<>();
     for (Incarnation q : ran) {
       for (TrendResult r : BruteForce.evaluate(new Workload(List.of(q.query())), events)) {
@@ -92,7 +138,7 @@ public final class WorkloadSchedules {
    * The changes of a schedule that apply, in order, and every query as it ran under them (a
    * reference that shares no code with the engines beyond {@link WorkloadChange#applyTo}).
    */
-  public static List<Incarnation> incarnations(
+  private static List<Incarnation> incarnations(
       Workload initial, List<WorkloadChange> changes, List<WorkloadChange> applied) {
     List<Incarnation> running = new ArrayList<>();
     List<Incarnation> ended = new ArrayList<>();

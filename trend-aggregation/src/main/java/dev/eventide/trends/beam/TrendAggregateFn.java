@@ -46,9 +46,10 @@ import org.apache.beam.sdk.values.TupleTag;
 import org.joda.time.Instant;
 
 /**
- * The stateful DoFn of {@link TrendAggregate}, per key (sharing unit, GROUPBY group) in the global
- * window: Beam's own per-window state would hold the output watermark until each window expires, so
- * the windows live in the core state instead and the timers hold only what they must.
+ * The stateful DoFn of {@link TrendAggregate}, per key (version of the workload, sharing unit,
+ * GROUPBY group; {@link RouteFn#key}) in the global window: Beam's own per-window state would hold
+ * the output watermark until each window expires, so the windows live in the core state instead and
+ * the timers hold only what they must.
  *
  * <ul>
  *   <li>An event later than the time evaluated so far waits in {@code pending} ({@link
@@ -217,7 +218,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @TimerId(FIRE) Timer fire,
       @TimerId(FORGET) Timer forget,
       MultiOutputReceiver out) {
-    Scope unit = scope(element.getKey());
+    Scope scope = scope(element.getKey());
     Event e = element.getValue();
     clearedAt.readLater();
     Progress read = progress.read();
@@ -239,21 +240,21 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       // A key without state (new, or cleared once nothing was pending) stands where a key that
       // fired at every window end would: evaluated up to the last window end the watermark has
       // passed, expired up to the watermark. A cleared key thus never re-emits an expired window.
-      p.evaluatedUpTo = lastEndPassed(unit, watermark);
+      p.evaluatedUpTo = lastEndPassed(scope, watermark);
       p.expiredUpTo = watermark - 1;
     } else if (p.fireAt == Progress.NONE) {
       // No window open and nothing pending (only events kept for lateness): no timer has moved the
       // key on since. It catches up likewise, so that the windows this event is in that the
       // watermark has closed are re-evaluated (if not expired), never fired on time with it.
-      p.evaluatedUpTo = Math.max(p.evaluatedUpTo, lastEndPassed(unit, watermark));
+      p.evaluatedUpTo = Math.max(p.evaluatedUpTo, lastEndPassed(scope, watermark));
     }
     long t = e.time();
     boolean evaluated = t <= p.evaluatedUpTo;
     // Beam's rule: every window holding t has expired once the watermark passed its end plus the
     // allowed lateness (the key's timers may not have seen that watermark yet).
-    boolean expiredByWatermark = expiry(unit, t) < watermark;
-    if (expiredByWatermark || expired(unit, t, p)) {
-      deadLetter(out, e, unit, t);
+    boolean expiredByWatermark = expiry(scope, t) < watermark;
+    if (expiredByWatermark || expired(scope, t, p)) {
+      deadLetter(out, e, scope, t);
       return;
     }
     if (read == null) {
@@ -266,7 +267,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       schedule(p, p.evaluatedUpTo, t, fire, progress);
     } else {
       pending.add(e);
-      schedule(p, firstEnd(unit, t) - 1, t, fire, progress);
+      schedule(p, firstEnd(scope, t) - 1, t, fire, progress);
     }
   }
 
@@ -289,13 +290,13 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @StateId(CLEARED_AT) ValueState<Long> clearedAt,
       @TimerId(FORGET) Timer forget,
       MultiOutputReceiver out) {
-    Scope unit = scope(key);
+    Scope scope = scope(key);
     long t = c.fireTimestamp().getMillis();
     lateState.readLater();
     coreState.readLater();
     Progress p = orNew(progress.read());
     PendingEvents pending =
-        new PendingEvents(pendingState, pendingSlices, p, unit.plan.slide(unit.unit));
+        new PendingEvents(pendingState, pendingSlices, p, scope.plan.slide(scope.unit));
     pending.readLater(t);
     RetainedEvents retained =
         retained(key, retainedBucket, retainedManifest, retainedState, retainedBlocks, p);
@@ -303,40 +304,40 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     p.fireAt = Progress.NONE;
     p.holdAt = Progress.NONE;
     Counters counters = new Counters();
-    Map<List<Object>, TrendState> states = decode(unit, coreState.read());
+    Map<List<Object>, TrendState> states = decode(scope, coreState.read());
 
     List<KV<Long, Event>> late = list(lateState.read());
     if (!late.isEmpty()) {
       lateState.clear();
-      states = reEvaluate(unit, p, states, late, retained, expire, counters, out);
+      states = reEvaluate(scope, p, states, late, retained, expire, counters, out);
     }
 
     List<Event> due = pending.takeUpTo(t);
     if (!due.isEmpty()) {
       due.sort(Comparator.comparingLong(Event::time));
-      advance(unit, states, due, counters);
+      advance(scope, states, due, counters);
       // Kept until every window holding them has expired, also without lateness: a late event
       // still enters the windows that are open at its arrival, rebuilt from these.
-      retain(unit, due, retained, p, expire);
+      retain(scope, due, retained, p, expire);
     }
     p.evaluatedUpTo = Math.max(p.evaluatedUpTo, t);
     if (p.expireAfterFire) {
       p.expireAfterFire = false;
       scheduleExpiry(p, t + 1, expire);
     }
-    Map<Progress.PaneKey, WindowResult> closed = close(unit, states, p.evaluatedUpTo, counters);
+    Map<Progress.PaneKey, WindowResult> closed = close(scope, states, p.evaluatedUpTo, counters);
     for (WindowResult r : closed.values()) {
-      emit(out, unit, p, r, PaneInfo.Timing.ON_TIME);
+      emit(out, scope, p, r, PaneInfo.Timing.ON_TIME);
     }
 
     long restMin = pending.earliestFiled();
     long nextEnd = Long.MAX_VALUE;
     for (TrendState s : states.values()) {
-      nextEnd = Math.min(nextEnd, unit.plan.nextWindowEnd(s));
+      nextEnd = Math.min(nextEnd, scope.plan.nextWindowEnd(s));
     }
     long fireAt =
         Math.min(
-            restMin == Long.MAX_VALUE ? Long.MAX_VALUE : firstEnd(unit, restMin) - 1,
+            restMin == Long.MAX_VALUE ? Long.MAX_VALUE : firstEnd(scope, restMin) - 1,
             nextEnd == Long.MAX_VALUE ? Long.MAX_VALUE : nextEnd - 1);
     long holdAt = Math.min(restMin, nextEnd == Long.MAX_VALUE ? Long.MAX_VALUE : nextEnd - 1);
     if (fireAt != Long.MAX_VALUE) {
@@ -356,7 +357,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       remember(horizon(p), clearedAt, forget);
       return;
     }
-    coreState.write(encode(unit, states));
+    coreState.write(encode(scope, states));
     progress.write(p);
   }
 
@@ -377,7 +378,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @TimerId(CLEANUP) Timer cleanup,
       @StateId(CLEARED_AT) ValueState<Long> clearedAt,
       @TimerId(FORGET) Timer forget) {
-    Scope unit = scope(key);
+    Scope scope = scope(key);
     long now = c.fireTimestamp().getMillis();
     coreState.readLater();
     Progress p = orNew(progress.read());
@@ -391,8 +392,8 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     long[] next = {Long.MAX_VALUE};
     retained.retainInMemory(
         e -> {
-          long expiry = expiry(unit, e.time());
-          if (expiry <= now && lastEnd(unit, e.time()) - 1 <= p.evaluatedUpTo) {
+          long expiry = expiry(scope, e.time());
+          if (expiry <= now && lastEnd(scope, e.time()) - 1 <= p.evaluatedUpTo) {
             return false;
           }
           if (expiry > now) {
@@ -405,17 +406,17 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     // Blocks go whole, once their newest event's windows are gone (and the purge delay is over).
     retained.deleteBlocks(
         maxTime ->
-            saturatedAdd(expiry(unit, maxTime), retention.purgeDelayMillis()) <= now
-                && lastEnd(unit, maxTime) - 1 <= p.evaluatedUpTo);
+            saturatedAdd(expiry(scope, maxTime), retention.purgeDelayMillis()) <= now
+                && lastEnd(scope, maxTime) - 1 <= p.evaluatedUpTo);
     for (long maxTime : retained.blockMaxTimes()) {
-      long expiry = saturatedAdd(expiry(unit, maxTime), retention.purgeDelayMillis());
+      long expiry = saturatedAdd(expiry(scope, maxTime), retention.purgeDelayMillis());
       if (expiry > now) {
         next[0] = Math.min(next[0], expiry);
       } else {
         p.expireAfterFire = true;
       }
     }
-    SlidingWindows windows = unit.plan.windows(unit.unit);
+    SlidingWindows windows = scope.plan.windows(scope.unit);
     Iterator<Progress.PaneKey> panes = p.panes.keySet().iterator();
     while (panes.hasNext()) {
       long expiry = saturatedAdd(windows.endOf(panes.next().windowStart()) - 1, lateness);
@@ -561,7 +562,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
    * current ones when every late event has expired by now).
    */
   private Map<List<Object>, TrendState> reEvaluate(
-      Scope unit,
+      Scope scope,
       Progress p,
       Map<List<Object>, TrendState> current,
       List<KV<Long, Event>> late,
@@ -574,8 +575,8 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     List<KV<Long, Event>> acceptedArrivals = new ArrayList<>();
     for (KV<Long, Event> arrival : late) {
       Event e = arrival.getValue();
-      if (expired(unit, e.time(), p)) {
-        deadLetter(out, e, unit, e.time());
+      if (expired(scope, e.time(), p)) {
+        deadLetter(out, e, scope, e.time());
       } else {
         accepted.add(e);
         acceptedArrivals.add(arrival);
@@ -586,20 +587,20 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     }
     long from =
         accepted.stream().mapToLong(Event::time).min().getAsLong()
-            - unit.plan.within(unit.unit)
+            - scope.plan.within(scope.unit)
             + 1;
     List<Event> replay = retained.from(from);
     replay.addAll(accepted);
-    retain(unit, accepted, retained, p, expire);
+    retain(scope, accepted, retained, p, expire);
     TrendMetrics.RE_EVALUATIONS.inc();
     replay.sort(Comparator.comparingLong(Event::time));
     Map<List<Object>, TrendState> states = new LinkedHashMap<>();
-    advance(unit, states, replay, counters);
-    Map<Progress.PaneKey, WindowResult> closed = close(unit, states, p.evaluatedUpTo, counters);
+    advance(scope, states, replay, counters);
+    Map<Progress.PaneKey, WindowResult> closed = close(scope, states, p.evaluatedUpTo, counters);
     // Windows a late event entered (not expired at its arrival), closed and not expired since:
     // their results changed (or vanished). A window that had expired when the event arrived keeps
     // its result, although the rebuilt states count the event in it too.
-    SlidingWindows windows = unit.plan.windows(unit.unit);
+    SlidingWindows windows = scope.plan.windows(scope.unit);
     List<Object> group = null;
     Set<Progress.PaneKey> touched = new LinkedHashSet<>();
     for (KV<Long, Event> arrival : acceptedArrivals) {
@@ -611,22 +612,22 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
         long end = windows.end(k);
         long windowExpiry = saturatedAdd(end - 1, lateness);
         if (end - 1 <= p.evaluatedUpTo && windowExpiry >= arrivedAt && windowExpiry > horizon) {
-          for (String q : unit.plan.queryNames(unit.unit)) {
+          for (String q : scope.plan.queryNames(scope.unit)) {
             touched.add(new Progress.PaneKey(s, q));
           }
         }
       }
       if (group == null) {
-        group = groupOf(e, unit);
+        group = groupOf(e, scope);
       }
     }
     for (Progress.PaneKey k : touched) {
       WindowResult r = closed.get(k);
       if (r == null && p.panes.containsKey(k)) {
-        r = unit.plan.noTrends(k.query(), group, k.windowStart(), windows.endOf(k.windowStart()));
+        r = scope.plan.noTrends(k.query(), group, k.windowStart(), windows.endOf(k.windowStart()));
       }
       if (r != null) {
-        emit(out, unit, p, r, PaneInfo.Timing.LATE);
+        emit(out, scope, p, r, PaneInfo.Timing.LATE);
       }
     }
     return states;
@@ -634,10 +635,10 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
 
   /** Keeps events for re-evaluation until their windows expire, and sets the expire timer. */
   private void retain(
-      Scope unit, List<Event> events, RetainedEvents retained, Progress p, Timer expire) {
+      Scope scope, List<Event> events, RetainedEvents retained, Progress p, Timer expire) {
     long firstExpiry = Long.MAX_VALUE;
     for (Event e : events) {
-      firstExpiry = Math.min(firstExpiry, expiry(unit, e.time()));
+      firstExpiry = Math.min(firstExpiry, expiry(scope, e.time()));
     }
     retained.add(events);
     scheduleExpiry(p, firstExpiry, expire);
@@ -660,30 +661,32 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   }
 
   private void advance(
-      Scope unit, Map<List<Object>, TrendState> states, List<Event> sorted, Counters counters) {
+      Scope scope, Map<List<Object>, TrendState> states, List<Event> sorted, Counters counters) {
     Map<List<Object>, List<Event>> byPartition = new LinkedHashMap<>();
     for (Event e : sorted) {
-      byPartition.computeIfAbsent(unit.plan.partition(unit.unit, e), k -> new ArrayList<>()).add(e);
+      byPartition
+          .computeIfAbsent(scope.plan.partition(scope.unit, e), k -> new ArrayList<>())
+          .add(e);
     }
     byPartition.forEach(
         (partition, events) ->
-            unit.plan.advance(
-                states.computeIfAbsent(partition, k -> unit.newState(k)), events, counters));
+            scope.plan.advance(
+                states.computeIfAbsent(partition, k -> scope.newState(k)), events, counters));
   }
 
   /** Closes the windows that end by {@code upTo + 1}, combining partitions per query and window. */
   private Map<Progress.PaneKey, WindowResult> close(
-      Scope unit, Map<List<Object>, TrendState> states, long upTo, Counters counters) {
+      Scope scope, Map<List<Object>, TrendState> states, long upTo, Counters counters) {
     Map<Progress.PaneKey, WindowResult> closed = new LinkedHashMap<>();
     long end = upTo == Long.MAX_VALUE ? upTo : upTo + 1;
     Iterator<TrendState> it = states.values().iterator();
     while (it.hasNext()) {
       TrendState s = it.next();
-      for (WindowResult r : unit.plan.closeWindows(s, end, counters)) {
+      for (WindowResult r : scope.plan.closeWindows(s, end, counters)) {
         closed.merge(new Progress.PaneKey(r.windowStart(), r.query()), r, WindowResult::combine);
       }
       // Every window a removed query may still give a result for is closed by now.
-      versions.retireClosed(unit.version, s, end);
+      versions.retireClosed(scope.version, s, end);
       if (s.isEmpty()) {
         it.remove();
       }
@@ -692,8 +695,8 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   }
 
   private void emit(
-      MultiOutputReceiver out, Scope unit, Progress p, WindowResult r, PaneInfo.Timing timing) {
-    if (!versions.emits(unit.version, r)) {
+      MultiOutputReceiver out, Scope scope, Progress p, WindowResult r, PaneInfo.Timing timing) {
+    if (!versions.emits(scope.version, r)) {
       return; // its query was removed from the workload before the window ended
     }
     Progress.PaneKey k = new Progress.PaneKey(r.windowStart(), r.query());
@@ -713,7 +716,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     }
   }
 
-  private void deadLetter(MultiOutputReceiver out, Event e, Scope unit, long t) {
+  private void deadLetter(MultiOutputReceiver out, Event e, Scope scope, long t) {
     TrendMetrics.DEAD_LETTERS.inc();
     out.get(DEAD)
         .outputWithTimestamp(
@@ -722,15 +725,15 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
                 "later than the allowed lateness of "
                     + lateness
                     + " ms: the windows of "
-                    + String.join(", ", unit.plan.queryNames(unit.unit))
+                    + String.join(", ", scope.plan.queryNames(scope.unit))
                     + " holding time "
                     + t
                     + " were already evaluated"),
             new Instant(t));
   }
 
-  private List<Object> groupOf(Event e, Scope unit) {
-    return unit.plan.group(new TrendPlan.Route(unit.unit, unit.plan.partition(unit.unit, e)));
+  private List<Object> groupOf(Event e, Scope scope) {
+    return scope.plan.group(new TrendPlan.Route(scope.unit, scope.plan.partition(scope.unit, e)));
   }
 
   /** Moves the fire timer earlier if it must fire by {@code at} or hold output at {@code hold}. */
@@ -753,18 +756,18 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   }
 
   /** The end of the earliest window of the key's version and unit that holds time t. */
-  private long firstEnd(Scope unit, long t) {
-    SlidingWindows windows = unit.plan.windows(unit.unit);
+  private long firstEnd(Scope scope, long t) {
+    SlidingWindows windows = scope.plan.windows(scope.unit);
     long end = windows.firstEnd(t);
-    long from = versions.from(unit.version);
+    long from = versions.from(scope.version);
     return from == Long.MIN_VALUE
         ? end
         : Math.max(end, windows.end(windows.firstStartingAtOrAfter(from)));
   }
 
   /** The end (minus 1 ms) of the last window of the unit that ends by the watermark. */
-  private long lastEndPassed(Scope unit, long watermark) {
-    long end = unit.plan.windows(unit.unit).lastEndAtOrBefore(watermark);
+  private long lastEndPassed(Scope scope, long watermark) {
+    long end = scope.plan.windows(scope.unit).lastEndAtOrBefore(watermark);
     return end == Long.MIN_VALUE ? Long.MIN_VALUE : end - 1;
   }
 
@@ -773,14 +776,14 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
    * result: a version's windows start before the next version's time, and end by the removal of the
    * unit's queries when all of them are removed.
    */
-  private long lastEnd(Scope unit, long t) {
-    SlidingWindows windows = unit.plan.windows(unit.unit);
+  private long lastEnd(Scope scope, long t) {
+    SlidingWindows windows = scope.plan.windows(scope.unit);
     long end = windows.lastEnd(t);
-    long until = versions.until(unit.version);
+    long until = versions.until(scope.version);
     if (until != Long.MAX_VALUE) {
       end = Math.min(end, windows.end(windows.firstStartingAtOrAfter(until) - 1));
     }
-    long useful = versions.lastUsefulEnd(unit.version, unit.unit);
+    long useful = versions.lastUsefulEnd(scope.version, scope.unit);
     if (useful != Long.MAX_VALUE) {
       end = Math.min(end, windows.lastEndAtOrBefore(useful));
     }
@@ -791,8 +794,8 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
    * The latest watermark at which a window holding t still accepts late events: Beam's rule, the
    * window's maximum timestamp plus the allowed lateness.
    */
-  private long expiry(Scope unit, long t) {
-    return saturatedAdd(lastEnd(unit, t) - 1, lateness);
+  private long expiry(Scope scope, long t) {
+    return saturatedAdd(lastEnd(scope, t) - 1, lateness);
   }
 
   /** A time the watermark is known to have passed: a timer fired there. */
@@ -801,8 +804,8 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   }
 
   /** Whether every window holding t has expired, as far as the key's timers know. */
-  private boolean expired(Scope unit, long t, Progress p) {
-    return expiry(unit, t) <= horizon(p);
+  private boolean expired(Scope scope, long t, Progress p) {
+    return expiry(scope, t) <= horizon(p);
   }
 
   private static long saturatedAdd(long a, long b) {
@@ -810,22 +813,22 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
   }
 
-  private Map<List<Object>, TrendState> decode(Scope unit, List<byte[]> encoded) {
+  private Map<List<Object>, TrendState> decode(Scope scope, List<byte[]> encoded) {
     Map<List<Object>, TrendState> states = new LinkedHashMap<>();
     if (encoded != null) {
       for (byte[] bytes : encoded) {
-        TrendState s = codecs[unit.version].decode(bytes);
-        versions.limit(unit.version, s);
+        TrendState s = codecs[scope.version].decode(bytes);
+        versions.limit(scope.version, s);
         states.put(s.partition(), s);
       }
     }
     return states;
   }
 
-  private List<byte[]> encode(Scope unit, Map<List<Object>, TrendState> states) {
+  private List<byte[]> encode(Scope scope, Map<List<Object>, TrendState> states) {
     List<byte[]> encoded = new ArrayList<>(states.size());
     for (TrendState s : states.values()) {
-      encoded.add(codecs[unit.version].encode(s));
+      encoded.add(codecs[scope.version].encode(s));
     }
     return encoded;
   }

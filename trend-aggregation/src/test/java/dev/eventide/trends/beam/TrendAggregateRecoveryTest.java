@@ -10,8 +10,10 @@ import dev.eventide.testing.streams.GatedReplay;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.RandomWorkloads;
 import dev.eventide.trends.TrendResult;
+import dev.eventide.trends.engine.ChangeableTrendEngine;
 import dev.eventide.trends.engine.Engines;
 import dev.eventide.trends.query.Workload;
+import dev.eventide.trends.query.WorkloadChange;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -47,6 +49,8 @@ import org.junit.jupiter.api.io.TempDir;
 class TrendAggregateRecoveryTest {
   private static final AtomicBoolean FAILED = new AtomicBoolean();
 
+  private static final int EVENTS = 12_000;
+
   /**
    * In time order (no late events, so the results do not depend on timing): an unbounded source
    * with checkpoint marks, which Flink restores exactly once (a bounded source in a streaming job
@@ -57,7 +61,7 @@ class TrendAggregateRecoveryTest {
           .setStart(new Instant(0))
           .setWindow(org.joda.time.Duration.millis(200))
           .setEventsPerWindow(200)
-          .setEvents(12_000)
+          .setEvents(EVENTS)
           .setLateFraction(0)
           .setKeys(2)
           .setMaxValue(20)
@@ -83,9 +87,9 @@ class TrendAggregateRecoveryTest {
     Map<String, String> expected = Panes.expected(Engines.UNSHARED.evaluate(workload, events));
 
     FAILED.set(true);
-    assertSame(expected, run(workload, events, temp.resolve("undisturbed")), "undisturbed");
+    assertSame(expected, run(workload, List.of(), temp.resolve("undisturbed")), "undisturbed");
     FAILED.set(false);
-    assertSame(expected, run(workload, events, temp.resolve("failed")), "recovered");
+    assertSame(expected, run(workload, List.of(), temp.resolve("failed")), "recovered");
     assertTrue(FAILED.get(), "the failure was injected");
     try (var files = Files.walk(temp.resolve("blocks"))) {
       assertEquals(
@@ -93,6 +97,51 @@ class TrendAggregateRecoveryTest {
           files.filter(f -> f.toString().endsWith(".blk")).toList(),
           "the restored run deleted every block, its own and those its first attempt wrote");
     }
+  }
+
+  /**
+   * The workload changes three times (a removal, an addition that shares the others' Kleene type, a
+   * replacement under one name), and the task fails mid-stream: the restored job evaluates every
+   * version as the undisturbed one does, and both equal the in-process core with the same changes.
+   */
+  @Test
+  void aJobWhoseWorkloadChangesRecoversFromItsCheckpointWithTheSameResults() throws Exception {
+    Workload workload = Workload.parse(new RandomWorkloads(11).sharableWorkload(4));
+    String more = new RandomWorkloads(12).sharableWorkload(2);
+    List<WorkloadChange> changes =
+        List.of(
+            WorkloadChange.remove(3_000, "q1"),
+            WorkloadChange.add(
+                6_000, more.replace("QUERY q0", "QUERY q4").replace("QUERY q1", "QUERY q5")),
+            WorkloadChange.remove(9_000, "q0"),
+            WorkloadChange.add(9_000, more.replace("QUERY q1", "QUERY q6")));
+    List<Event> events = new ArrayList<>();
+    for (LateEvent e : GENERATOR.generate()) {
+      events.add(toEvent(e));
+    }
+    events.sort(java.util.Comparator.comparingLong(Event::time));
+    List<TrendResult> core = new ArrayList<>();
+    ChangeableTrendEngine engine = Engines.UNSHARED.createChangeable(workload, core::add);
+    int next = 0;
+    for (Event e : events) {
+      while (next < changes.size() && changes.get(next).time() <= e.time()) {
+        engine.change(changes.get(next++));
+      }
+      engine.process(e);
+    }
+    engine.finish();
+    Map<String, String> expected = Panes.expected(core);
+    assertTrue(
+        core.stream().anyMatch(r -> r.query().equals("q4"))
+            && core.stream().anyMatch(r -> r.query().equals("q0") && r.windowStart() >= 9_000),
+        "the added and replaced queries have results");
+
+    Path dir = temp.resolve("changes");
+    FAILED.set(true);
+    assertSame(expected, run(workload, changes, dir.resolve("undisturbed")), "undisturbed");
+    FAILED.set(false);
+    assertSame(expected, run(workload, changes, dir.resolve("failed")), "recovered");
+    assertTrue(FAILED.get(), "the failure was injected");
   }
 
   private static final java.util.Queue<String> RESTORED_RESULTS =
@@ -219,7 +268,7 @@ class TrendAggregateRecoveryTest {
                 + differences.subList(0, Math.min(5, differences.size())));
   }
 
-  private static Map<String, String> run(Workload workload, List<Event> events, Path out)
+  private static Map<String, String> run(Workload workload, List<WorkloadChange> changes, Path out)
       throws IOException {
     Pipeline p = Pipeline.create(checkpointedFlink(2));
     p.apply(LateEventSource.read(GENERATOR))
@@ -227,12 +276,13 @@ class TrendAggregateRecoveryTest {
             MapElements.into(TypeDescriptor.of(Event.class))
                 .via(TrendAggregateRecoveryTest::toEvent))
         .setCoder(EventCoder.of())
-        .apply(ParDo.of(new FailOnce(events.size() / 3)))
+        .apply(ParDo.of(new FailOnce(EVENTS / 3)))
         .setCoder(EventCoder.of())
         // With lateness, every advanced event is kept, here in blocks of 50: the restored run
         // finds the blocks its checkpoint names and deletes them as their windows expire.
         .apply(
             TrendAggregate.of(workload)
+                .withWorkloadChanges(changes)
                 .withAllowedLateness(org.joda.time.Duration.millis(100))
                 .withRetainedEventsIn(out.resolveSibling("blocks").toUri().toString(), 50)
                 .withPurgeDelay(org.joda.time.Duration.millis(1000)))

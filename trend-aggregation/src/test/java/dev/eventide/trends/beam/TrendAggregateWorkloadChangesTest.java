@@ -8,7 +8,6 @@ import dev.eventide.testing.differential.Seeds;
 import dev.eventide.testing.runners.OnEachRunner;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.trends.Event;
-import dev.eventide.trends.RandomWorkloads;
 import dev.eventide.trends.WorkloadSchedules;
 import dev.eventide.trends.query.Workload;
 import dev.eventide.trends.query.WorkloadChange;
@@ -46,29 +45,13 @@ class TrendAggregateWorkloadChangesTest {
   private static final int BATCH = 20;
   private static final long LATENESS = 200;
 
-  /** A seeded case: the workload, the changes that apply, the events in arrival order. */
-  record Case(
-      long seed,
-      Workload initial,
-      List<WorkloadChange> changes,
-      List<WorkloadSchedules.Incarnation> ran,
-      List<Event> events,
-      List<long[]> arrivals) {
+  /** A seeded case and the order its events arrive in, with the watermark at each arrival. */
+  record Case(WorkloadSchedules.Case schedule, List<long[]> arrivals) {
 
     static Case of(long seed) {
+      WorkloadSchedules.Case schedule = WorkloadSchedules.Case.of(seed, 30, 24, 50);
+      List<Event> events = schedule.events();
       Random random = new Random(seed * 7_919 + 3);
-      RandomWorkloads workloads = new RandomWorkloads(seed);
-      boolean sharable = seed % 2 == 0;
-      List<String> texts =
-          WorkloadSchedules.blocks(
-              sharable ? workloads.sharableWorkload(8) : workloads.workload(8));
-      List<Event> events = sharable ? workloads.burstyEvents(30) : workloads.events(24, 50);
-      long span = events.get(events.size() - 1).time() + 2;
-      Workload initial = Workload.parse(String.join("\n\n", texts.subList(0, 3)));
-      List<WorkloadChange> applied = new ArrayList<>();
-      List<WorkloadSchedules.Incarnation> ran =
-          WorkloadSchedules.incarnations(
-              initial, WorkloadSchedules.schedule(random, texts, span), applied);
       // Arrival order: on time, or delayed by up to 40 ms (less than the allowed lateness).
       List<long[]> arrivals = new ArrayList<>();
       for (int i = 0; i < events.size(); i++) {
@@ -83,7 +66,7 @@ class TrendAggregateWorkloadChangesTest {
         }
         a[2] = watermark;
       }
-      return new Case(seed, initial, applied, ran, events, arrivals);
+      return new Case(schedule, arrivals);
     }
 
     PTransform<PBegin, PCollection<Event>> source(TestRunner runner) {
@@ -92,7 +75,7 @@ class TrendAggregateWorkloadChangesTest {
         if (a[2] > BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis()) {
           script.advanceWatermarkTo(new Instant(a[2]));
         }
-        script.add(events.get((int) a[1]));
+        script.add(schedule.events().get((int) a[1]));
       }
       return script.on(runner);
     }
@@ -108,22 +91,22 @@ class TrendAggregateWorkloadChangesTest {
       TestRunner.skipImmutabilityCheck(pipeline);
       for (long seed = first; seed < Math.min(cases, first + BATCH); seed++) {
         Case c = Case.of(seed);
-        changed += c.changes().isEmpty() ? 0 : 1;
+        WorkloadSchedules.Case schedule = c.schedule();
+        changed += schedule.applied().isEmpty() ? 0 : 1;
         TrendAggregate.Result out =
             pipeline
                 .apply("Arrivals " + seed, c.source(runner))
                 .apply(
                     "Aggregate " + seed,
-                    TrendAggregate.of(c.initial())
-                        .withWorkloadChanges(c.changes())
+                    TrendAggregate.of(schedule.initial())
+                        .withWorkloadChanges(schedule.applied())
                         .withAllowedLateness(Duration.millis(LATENESS)));
-        Map<String, String> expected =
-            Panes.expected(WorkloadSchedules.bruteForce(c.ran(), c.events()));
+        Map<String, String> expected = Panes.expected(schedule.expected());
         String what =
             "seed "
                 + seed
                 + ", changes "
-                + c.changes().stream().map(WorkloadChange::describe).toList();
+                + schedule.applied().stream().map(WorkloadChange::describe).toList();
         PAssert.that(Panes.of(out.results(), "Lines " + seed))
             .satisfies(
                 lines -> {

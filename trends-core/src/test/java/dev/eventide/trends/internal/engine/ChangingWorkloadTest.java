@@ -7,10 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.eventide.testing.differential.Seeds;
 import dev.eventide.trends.BruteForce;
 import dev.eventide.trends.Event;
-import dev.eventide.trends.RandomWorkloads;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.WorkloadSchedules;
-import dev.eventide.trends.WorkloadSchedules.Incarnation;
 import dev.eventide.trends.engine.ChangeableTrendEngine;
 import dev.eventide.trends.engine.Engines;
 import dev.eventide.trends.query.Query;
@@ -19,7 +17,6 @@ import dev.eventide.trends.query.Workload;
 import dev.eventide.trends.query.WorkloadChange;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -37,37 +34,24 @@ class ChangingWorkloadTest {
   @Test
   void everyQueryEqualsBruteForceOverTheWindowsItIsInForceFor() {
     for (long seed : Seeds.range(0, 1500).toArray()) {
-      Random random = new Random(seed);
-      RandomWorkloads workloads = new RandomWorkloads(seed);
-      boolean sharable = seed % 2 == 0;
-      List<String> texts =
-          WorkloadSchedules.blocks(
-              sharable ? workloads.sharableWorkload(8) : workloads.workload(8));
-      List<Event> events = sharable ? workloads.burstyEvents(24) : workloads.events(16, 40);
-      long span = events.get(events.size() - 1).time() + 2;
-      Workload initial = Workload.parse(String.join("\n\n", texts.subList(0, 3)));
-      List<WorkloadChange> changes = WorkloadSchedules.schedule(random, texts, span);
+      WorkloadSchedules.Case c = WorkloadSchedules.Case.of(seed, 24, 16, 40);
+      List<TrendResult> expected = c.expected();
       for (Engines engine : ENGINES) {
         List<TrendResult> actual = new ArrayList<>();
-        List<Incarnation> ran = run(engine, initial, changes, events, actual);
-        List<TrendResult> expected = WorkloadSchedules.bruteForce(ran, events);
+        List<WorkloadChange> applied = run(engine, c, actual);
+        long s = seed;
+        assertEquals(
+            c.applied(),
+            applied,
+            () -> engine + ": the changes applied, seed " + s + "\n" + c.describe());
         List<TrendResult> sorted = new ArrayList<>(actual);
         sorted.sort(BruteForce.ORDER);
-        long s = seed;
         assertEquals(
             expected,
             sorted,
-            () ->
-                engine
-                    + " differs from brute force, seed "
-                    + s
-                    + "\ninitial:\n"
-                    + initial.queries()
-                    + "\nchanges: "
-                    + changes.stream().map(WorkloadChange::describe).toList()
-                    + "\nevents: "
-                    + events);
-        assertUntouchedQueriesAsWithoutChanges(seed, engine, initial, changes, events, actual);
+            () -> engine + " differs from brute force, seed " + s + "\n" + c.describe());
+        assertUntouchedQueriesAsWithoutChanges(
+            seed, engine, c.initial(), c.applied(), c.events(), actual);
       }
     }
   }
@@ -179,40 +163,25 @@ class ChangingWorkloadTest {
   }
 
   /**
-   * Runs the engine, applying each change before the first event at or after its time, and returns
-   * every query as it ran.
+   * Runs the engine over the case's stream, giving it each change of the schedule before the first
+   * event at or after its time, and returns the changes it took (it refuses the others).
    */
-  private static List<Incarnation> run(
-      Engines engine,
-      Workload initial,
-      List<WorkloadChange> changes,
-      List<Event> events,
-      List<TrendResult> out) {
-    List<Incarnation> running = new ArrayList<>();
-    List<Incarnation> ended = new ArrayList<>();
-    initial.queries().forEach(q -> running.add(new Incarnation(q, Long.MIN_VALUE, Long.MAX_VALUE)));
-    ChangeableTrendEngine trends = engine.createChangeable(initial, out::add);
+  private static List<WorkloadChange> run(
+      Engines engine, WorkloadSchedules.Case c, List<TrendResult> out) {
+    List<WorkloadChange> applied = new ArrayList<>();
+    ChangeableTrendEngine trends = engine.createChangeable(c.initial(), out::add);
+    List<WorkloadChange> changes = c.schedule();
+    List<Event> events = c.events();
     int next = 0;
     for (int i = 0; i <= events.size(); i++) {
       long time = i < events.size() ? events.get(i).time() : Long.MAX_VALUE;
       while (next < changes.size() && changes.get(next).time() <= time) {
-        WorkloadChange c = changes.get(next++);
+        WorkloadChange change = changes.get(next++);
         try {
-          trends.change(c);
+          trends.change(change);
+          applied.add(change);
         } catch (IllegalArgumentException refused) {
-          continue;
-        }
-        if (c.add() != null) {
-          Workload.parse(c.add())
-              .queries()
-              .forEach(q -> running.add(new Incarnation(q, c.time(), Long.MAX_VALUE)));
-        } else {
-          for (Incarnation q : List.copyOf(running)) {
-            if (c.remove().contains(q.query().name())) {
-              running.remove(q);
-              ended.add(new Incarnation(q.query(), q.added(), c.time()));
-            }
-          }
+          // left out, as the reference leaves it out
         }
       }
       if (i < events.size()) {
@@ -220,7 +189,6 @@ class ChangingWorkloadTest {
       }
     }
     trends.finish();
-    ended.addAll(running);
-    return ended;
+    return applied;
   }
 }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.eventide.testing.differential.Seeds;
 import dev.eventide.trends.BruteForce;
 import dev.eventide.trends.Event;
-import dev.eventide.trends.RandomWorkloads;
 import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.WorkloadSchedules;
@@ -34,20 +33,11 @@ class VersionedPlanTest {
   void keyedEvaluationOfAScheduleEqualsBruteForce() {
     int decodedRetiring = 0;
     for (long seed : Seeds.range(0, 1500).toArray()) {
-      Random random = new Random(seed);
-      RandomWorkloads workloads = new RandomWorkloads(seed);
-      boolean sharable = seed % 2 == 0;
-      List<String> texts =
-          WorkloadSchedules.blocks(
-              sharable ? workloads.sharableWorkload(8) : workloads.workload(8));
-      List<Event> events = sharable ? workloads.burstyEvents(24) : workloads.events(16, 40);
-      long span = events.get(events.size() - 1).time() + 2;
-      Workload initial = Workload.parse(String.join("\n\n", texts.subList(0, 3)));
-      List<WorkloadChange> applied = new ArrayList<>();
-      List<WorkloadSchedules.Incarnation> ran =
-          WorkloadSchedules.incarnations(
-              initial, WorkloadSchedules.schedule(random, texts, span), applied);
-      List<TrendResult> expected = WorkloadSchedules.bruteForce(ran, events);
+      WorkloadSchedules.Case c = WorkloadSchedules.Case.of(seed, 24, 16, 40);
+      List<TrendResult> expected = c.expected();
+      Workload initial = c.initial();
+      List<WorkloadChange> applied = c.applied();
+      List<Event> events = c.events();
       for (Sharing sharing : Sharing.values()) {
         VersionedPlan plan = VersionedPlan.compile(initial, applied, sharing);
         int[] retiring = {0};
@@ -55,19 +45,7 @@ class VersionedPlanTest {
         decodedRetiring += retiring[0];
         actual.sort(BruteForce.ORDER);
         long s = seed;
-        assertEquals(
-            expected,
-            actual,
-            () ->
-                sharing
-                    + ", seed "
-                    + s
-                    + "\ninitial:\n"
-                    + initial.queries()
-                    + "\nchanges: "
-                    + applied.stream().map(WorkloadChange::describe).toList()
-                    + "\nevents: "
-                    + events);
+        assertEquals(expected, actual, () -> sharing + ", seed " + s + "\n" + c.describe());
       }
     }
     assertTrue(decodedRetiring > 100, "states with removed queries decoded: " + decodedRetiring);

@@ -61,6 +61,12 @@ public final class EventJson {
    * @throws BadEventException saying what is wrong with the line
    */
   public static Event parse(String line, long lineNumber, Predicate<String> typeIsRead) {
+    Event simple = FlatEventJson.tryParse(line);
+    return simple != null ? simple : parseFully(line, lineNumber, typeIsRead);
+  }
+
+  /** The full parser: every line, with what is wrong with a bad one. */
+  static Event parseFully(String line, long lineNumber, Predicate<String> typeIsRead) {
     try (JsonParser p = JSON.createParser(line)) {
       return read(p, line, lineNumber, typeIsRead);
     } catch (JsonProcessingException e) {

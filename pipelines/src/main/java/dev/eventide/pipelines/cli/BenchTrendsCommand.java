@@ -1,6 +1,7 @@
 package dev.eventide.pipelines.cli;
 
 import dev.eventide.pipelines.bench.Charts;
+import dev.eventide.pipelines.bench.ReadingBenchmark;
 import dev.eventide.pipelines.bench.TrendChangesBenchmark;
 import dev.eventide.pipelines.bench.TrendStreams;
 import dev.eventide.pipelines.bench.TrendsBenchmark;
@@ -120,6 +121,14 @@ final class BenchTrendsCommand implements Callable<Integer> {
       description = "With --changes: events between two changes (default: ${DEFAULT-VALUE}).")
   List<Integer> changeEvery;
 
+  @Option(
+      names = "--reading",
+      description =
+          "Measure reading event lines instead: lines/s of splitting and decoding alone, of"
+              + " parsing into events as eventide trends does, and of Jackson's tree model, over"
+              + " --fixed-events × --windows events of each of --streams.")
+  boolean reading;
+
   @Mixin ChartOptions charts;
 
   @Override
@@ -130,6 +139,9 @@ final class BenchTrendsCommand implements Callable<Integer> {
     charts.check();
     if (changes) {
       return benchChanges(out, err);
+    }
+    if (reading) {
+      return benchReading(out);
     }
     printHeader(out);
     boolean agreed = true;
@@ -295,6 +307,38 @@ final class BenchTrendsCommand implements Callable<Integer> {
     }
     out.flush();
     return agreed ? 0 : EventideCli.EXIT_FAILED;
+  }
+
+  /** {@code --reading}: lines/s of each reader over each stream's events as JSON lines. */
+  private int benchReading(PrintWriter out) {
+    out.printf(
+        Locale.ROOT,
+        "%-7s %-13s %10s %14s %10s%n",
+        "stream",
+        "reader",
+        "lines",
+        "lines/s",
+        "vs tree");
+    for (String name : workload.streams) {
+      TrendStreams.Kind stream = TrendBenchOptions.stream(name);
+      byte[] lines =
+          ReadingBenchmark.lines(
+              TrendStreams.events(stream, 1, fixedEvents, workload.windows, CHANGES_WINDOW_MILLIS));
+      List<ReadingBenchmark.Result> results = ReadingBenchmark.measure(lines, rounds);
+      double tree = results.get(results.size() - 1).linesPerSecond();
+      for (ReadingBenchmark.Result r : results) {
+        out.printf(
+            Locale.ROOT,
+            "%-7s %-13s %10d %14.0f %9.2fx%n",
+            name,
+            r.reader().name().toLowerCase(Locale.ROOT).replace('_', '-'),
+            r.lines(),
+            r.linesPerSecond(),
+            r.linesPerSecond() / tree);
+      }
+    }
+    out.flush();
+    return 0;
   }
 
   /** One mode of --changes at one pace. */

@@ -449,4 +449,23 @@ class EventideCliTest {
     assertThat(Files.size(charts.resolve("trend-changes-rides.png")) > 0, equalTo(true));
     assertNoStackTrace(o);
   }
+
+  @Test
+  void benchTrendsReadingPrintsEachReadersLinesPerSecond() {
+    Outcome o =
+        run(
+            "bench",
+            "trends",
+            "--reading",
+            "--streams=stocks",
+            "--fixed-events=500",
+            "--windows=2",
+            "--rounds=1");
+    assertThat(o.err(), o.exitCode(), equalTo(0));
+    assertThat(o.out(), containsString("stocks  lines               1000"));
+    assertThat(o.out(), containsString("stocks  event-json          1000"));
+    assertThat(o.out(), containsString("stocks  jackson-tree        1000"));
+    assertThat(o.out(), containsString("1.00x"));
+    assertNoStackTrace(o);
+  }
 }

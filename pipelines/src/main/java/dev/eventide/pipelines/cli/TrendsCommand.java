@@ -210,11 +210,10 @@ final class TrendsCommand implements Callable<Integer> {
             "eventide trends: %d bad event lines written to %s%n", summary.badEvents(), deadLetter);
       }
       if (!changes.isEmpty()) {
-        long refused = summary.statistics().getOrDefault("refusedWorkloadChanges", 0L);
-        err.printf(
-            "eventide trends: %d workload changes applied%s%n",
+        reportChanges(
+            err,
             summary.statistics().getOrDefault("workloadChanges", 0L),
-            refused > 0 ? ", " + refused + " refused (written to " + deadLetter + ")" : "");
+            summary.statistics().getOrDefault("refusedWorkloadChanges", 0L));
       }
       return 0;
     }
@@ -305,12 +304,7 @@ final class TrendsCommand implements Callable<Integer> {
         err.printf("eventide trends: %d bad event lines written to %s%n", badLines, deadLetter);
       }
       if (!changes.isEmpty()) {
-        err.printf(
-            "eventide trends: %d workload changes applied%s%n",
-            schema.accepted().size(),
-            refused.isEmpty()
-                ? ""
-                : ", " + refused.size() + " refused (written to " + deadLetter + ")");
+        reportChanges(err, schema.accepted().size(), refused.size());
       }
       if (!outcome.deadLetters().isEmpty()) {
         if (dead == null) {
@@ -326,6 +320,12 @@ final class TrendsCommand implements Callable<Integer> {
       }
       return 0;
     }
+  }
+
+  private void reportChanges(PrintWriter err, long applied, long refused) {
+    err.printf(
+        "eventide trends: %d workload changes applied%s%n",
+        applied, refused > 0 ? ", " + refused + " refused (written to " + deadLetter + ")" : "");
   }
 
   private ScheduledExecutorService progressPrinter(PrintWriter err, int events) {

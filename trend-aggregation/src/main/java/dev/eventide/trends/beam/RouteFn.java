@@ -4,7 +4,7 @@ import dev.eventide.trends.Event;
 import dev.eventide.trends.Sharing;
 import dev.eventide.trends.internal.engine.TrendPlan;
 import dev.eventide.trends.internal.engine.VersionedPlan;
-import dev.eventide.trends.io.EventSchema;
+import dev.eventide.trends.io.WorkloadVersions;
 import dev.eventide.trends.query.Workload;
 import dev.eventide.trends.query.WorkloadChange;
 import java.math.BigDecimal;
@@ -30,8 +30,7 @@ final class RouteFn extends DoFn<Event, KV<String, Event>> {
   private final List<WorkloadChange> changes;
   private final Sharing sharing;
   private transient VersionedPlan versions;
-  private transient EventSchema[] schemas;
-  private transient long[] longestWithin;
+  private transient WorkloadVersions schemas;
 
   RouteFn(Workload workload, List<WorkloadChange> changes, Sharing sharing) {
     this.workload = workload;
@@ -42,21 +41,20 @@ final class RouteFn extends DoFn<Event, KV<String, Event>> {
   @Setup
   public void setup() {
     versions = VersionedPlan.compile(workload, changes, sharing);
-    schemas = new EventSchema[versions.versions()];
-    longestWithin = new long[versions.versions()];
-    for (int v = 0; v < schemas.length; v++) {
-      TrendPlan plan = versions.plan(v);
-      schemas[v] = EventSchema.of(plan.workload());
-      for (int u = 0; u < plan.unitCount(); u++) {
-        longestWithin[v] = Math.max(longestWithin[v], plan.within(u));
-      }
-    }
+    // The changes were checked when the transform was built: none is refused here.
+    schemas =
+        WorkloadVersions.of(
+            workload,
+            changes,
+            refused -> {
+              throw refused;
+            });
   }
 
   @ProcessElement
   public void process(@Element Event e, MultiOutputReceiver out) {
     TrendMetrics.EVENTS.inc();
-    String problem = problemWith(e);
+    String problem = schemas.problemWith(e);
     List<VersionedPlan.Route> routes = versions.route(e);
     if (problem == null) {
       for (VersionedPlan.Route r : routes) {
@@ -91,25 +89,6 @@ final class RouteFn extends DoFn<Event, KV<String, Event>> {
       List<Object> group = plan.group(new TrendPlan.Route(r.unit(), r.partition()));
       out.get(ROUTED).outputWithTimestamp(KV.of(key(r.version(), r.unit(), group), e), time);
     }
-  }
-
-  /**
-   * Why a version of the workload whose windows may hold the event cannot use it (an attribute
-   * missing or of the wrong kind), or null.
-   */
-  private String problemWith(Event e) {
-    long t = e.time();
-    for (int v = 0; v < schemas.length && versions.from(v) <= t; v++) {
-      long until = versions.until(v);
-      boolean reaches = until == Long.MAX_VALUE || t < until || t - until < longestWithin[v];
-      if (reaches) {
-        String problem = schemas[v].problemWith(e);
-        if (problem != null) {
-          return problem;
-        }
-      }
-    }
-    return null;
   }
 
   /** Events keep their own time as timestamp, which may be before the input element's. */

@@ -23,6 +23,9 @@ final class FlatEventJson {
   private final String line;
   private int at;
 
+  /** Whether the number {@link #number} read last has a fraction. */
+  private boolean fraction;
+
   private FlatEventJson(String line) {
     this.line = line;
   }
@@ -69,7 +72,7 @@ final class FlatEventJson {
           return null;
         }
         int start = at;
-        if (!number() || !isInteger(start, at) || at - start > 18) {
+        if (!number() || fraction || at - start > 18) {
           return null;
         }
         time = Long.parseLong(line, start, at, 10);
@@ -129,6 +132,7 @@ final class FlatEventJson {
   /** A number of JSON's grammar without exponent and of at most MAX_NUMBER chars. */
   private boolean number() {
     int start = at;
+    fraction = false;
     if (peek() == '-') {
       at++;
     }
@@ -142,6 +146,7 @@ final class FlatEventJson {
       return false;
     }
     if (peek() == '.') {
+      fraction = true;
       at++;
       if (!isDigit(peek())) {
         return false;
@@ -152,10 +157,6 @@ final class FlatEventJson {
     }
     char next = peek();
     return next != 'e' && next != 'E' && !isDigit(next) && at - start <= MAX_NUMBER;
-  }
-
-  private boolean isInteger(int start, int end) {
-    return line.indexOf('.', start) < 0 || line.indexOf('.', start) >= end;
   }
 
   private static boolean isDigit(char c) {

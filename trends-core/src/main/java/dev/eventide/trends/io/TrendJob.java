@@ -288,15 +288,7 @@ public final class TrendJob {
    *     valid UTF-8 or too long
    */
   public static Event parseEvent(TextLines.Line line, EventSchema schema) {
-    if (!line.isValid()) {
-      throw new BadEventException(line.number(), line.problem());
-    }
-    Event e = EventJson.parse(line.text(), line.number(), schema::reads);
-    String problem = schema.problemWith(e);
-    if (problem != null) {
-      throw new BadEventException(line.number(), problem);
-    }
-    return e;
+    return parseEvent(line, schema::reads, schema::problemWith);
   }
 
   /**
@@ -305,14 +297,20 @@ public final class TrendJob {
    * @throws BadEventException with the line number and what is wrong
    */
   public static Event parseEvent(TextLines.Line line, WorkloadVersions schema) {
+    return parseEvent(line, schema::reads, schema::problemWith);
+  }
+
+  private static Event parseEvent(
+      TextLines.Line line,
+      java.util.function.Predicate<String> reads,
+      java.util.function.Function<Event, String> problemWith) {
     if (!line.isValid()) {
       throw new BadEventException(line.number(), line.problem());
     }
-    long lineNumber = line.number();
-    Event e = EventJson.parse(line.text(), lineNumber, schema::reads);
-    String problem = schema.problemWith(e);
+    Event e = EventJson.parse(line.text(), line.number(), reads);
+    String problem = problemWith.apply(e);
     if (problem != null) {
-      throw new BadEventException(lineNumber, problem);
+      throw new BadEventException(line.number(), problem);
     }
     return e;
   }

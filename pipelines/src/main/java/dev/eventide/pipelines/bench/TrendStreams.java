@@ -10,7 +10,9 @@ import java.util.Random;
  * HAMLET paper's: a ride-sharing stream of 20 event types where Travel comes in bursts, a
  * stock-like stream of 20 tickers where the busiest trade in bursts, and the rides stream with
  * short bursts that queries split into small classes ({@link Kind#SCATTERED}). Workloads share the
- * bursty Kleene type across queries with differing start types, aggregates and predicates.
+ * bursty Kleene type across queries with differing start types, aggregates and predicates. One
+ * more, {@link Kind#VARPULIS}, has the shape of the multi-query benchmark of Varpulis (an event
+ * processor with a HAMLET implementation), so that figures can be set side by side.
  */
 public final class TrendStreams {
   static final String[] RIDE_TYPES = {
@@ -48,8 +50,20 @@ public final class TrendStreams {
      * sharing a burst saves little and costs a map; the case where HAMLET's dynamic decision should
      * not share.
      */
-    SCATTERED
+    SCATTERED,
+    /**
+     * The shape of Varpulis's multi-query HAMLET benchmark: queries {@code SEQ(S<i mod 10>, B+)}
+     * COUNT(*) over 10 start types; each window holds runs of one start event then 20 B events, the
+     * same number of runs of each start type, in turn (10 runs each at 2,100 events per window). No
+     * attributes, no predicates, no groups: the cost is the Kleene counting alone.
+     */
+    VARPULIS
   }
+
+  /** Start types, and B events after each start event, of {@link Kind#VARPULIS}. */
+  static final int VARPULIS_STARTS = 10;
+
+  static final int VARPULIS_RUN = 20;
 
   private TrendStreams() {}
 
@@ -61,6 +75,9 @@ public final class TrendStreams {
    */
   public static List<Event> events(
       Kind kind, long seed, int perWindow, int windows, long windowMillis) {
+    if (kind == Kind.VARPULIS) {
+      return runs(perWindow, windows, windowMillis);
+    }
     Random random = new Random(seed);
     int total = perWindow * windows;
     List<Event> events = new ArrayList<>(total);
@@ -75,6 +92,30 @@ public final class TrendStreams {
       for (int i = 0; i < length && events.size() < total; i++) {
         clock += step;
         events.add(event(kind, type, (long) clock, group, random));
+      }
+    }
+    return events;
+  }
+
+  /**
+   * {@link Kind#VARPULIS}: per window, runs of a start event and {@link #VARPULIS_RUN} B events,
+   * the start types taking turns, as many runs as fill {@code perWindow} events (at least one);
+   * evenly spaced in time, so that each window holds exactly its own runs.
+   */
+  private static List<Event> runs(int perWindow, int windows, long windowMillis) {
+    int runs = Math.max(1, perWindow / (VARPULIS_RUN + 1));
+    int perRunWindow = runs * (VARPULIS_RUN + 1);
+    List<Event> events = new ArrayList<>(perRunWindow * windows);
+    double step = (double) windowMillis / perRunWindow;
+    for (int w = 0; w < windows; w++) {
+      long windowStart = w * windowMillis;
+      int k = 0;
+      for (int r = 0; r < runs; r++) {
+        String start = "S" + r % VARPULIS_STARTS;
+        events.add(Event.of(start, windowStart + (long) (k++ * step)));
+        for (int b = 0; b < VARPULIS_RUN; b++) {
+          events.add(Event.of("B", windowStart + (long) (k++ * step)));
+        }
       }
     }
     return events;
@@ -122,6 +163,16 @@ public final class TrendStreams {
 
   /** A workload of {@code queries} queries sharing the stream's bursty Kleene type. */
   public static String workload(Kind kind, long seed, int queries, long windowMillis) {
+    if (kind == Kind.VARPULIS) {
+      StringBuilder text = new StringBuilder();
+      for (int i = 0; i < queries; i++) {
+        text.append("QUERY q").append(i).append('\n');
+        text.append("RETURN COUNT(*)\n");
+        text.append("PATTERN SEQ(S").append(i % VARPULIS_STARTS).append(", B+)\n");
+        text.append("WITHIN ").append(windowMillis).append(" ms\n\n");
+      }
+      return text.toString();
+    }
     Random random = new Random(seed);
     StringBuilder text = new StringBuilder();
     for (int i = 0; i < queries; i++) {

@@ -14,7 +14,9 @@ final class TrendBenchOptions {
       paramLabel = "STREAM",
       description =
           "Streams: rides, stocks, scattered (rides with short Travel runs and a speed limit of"
-              + " its own per query: bursts hardly worth sharing) (default: ${DEFAULT-VALUE}).")
+              + " its own per query: bursts hardly worth sharing), varpulis (the shape of"
+              + " Varpulis's multi-query benchmark: queries SEQ(S<i mod 10>, B+) COUNT(*), runs of"
+              + " one start event and 20 B events) (default: ${DEFAULT-VALUE}).")
   List<String> streams;
 
   @Option(
@@ -49,9 +51,11 @@ final class TrendBenchOptions {
     CliChecks.atLeast("--fixed-queries", fixedQueries, 1);
     eventsPerWindow.forEach(n -> CliChecks.atLeast("--events-per-window", n, 1));
     for (String name : streams) {
-      if (!name.equals("rides") && !name.equals("stocks") && !name.equals("scattered")) {
+      if (!List.of("rides", "stocks", "scattered", "varpulis").contains(name)) {
         throw new EventideCli.UsageException(
-            "--streams: unknown stream '" + name + "'; expected rides, stocks or scattered");
+            "--streams: unknown stream '"
+                + name
+                + "'; expected rides, stocks, scattered or varpulis");
       }
     }
   }

@@ -1,6 +1,7 @@
 package dev.eventide.trends.internal.engine;
 
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -527,8 +528,63 @@ final class ExactInt {
     }
   }
 
+  /**
+   * The decimal digits, without going through {@link BigInteger}: a window's result is formatted
+   * once per query, and at thousands of bits {@code BigInteger#toString}'s divisions (each
+   * normalizing and allocating a copy) cost more than evaluating the window. Here a copy of the
+   * magnitude is divided in place by 10^9 per pass, in 32-bit halves so that each step is one
+   * 64-bit division by a constant: quadratic in the limbs, about 2,000 such steps at 2,000 bits.
+   */
   @Override
   public String toString() {
-    return toBigInteger().toString();
+    if (mag == null) {
+      return Long.toString(small);
+    }
+    int halves = 2 * len;
+    int[] digits = new int[halves];
+    for (int i = 0; i < len; i++) {
+      digits[2 * i] = (int) mag[i];
+      digits[2 * i + 1] = (int) (mag[i] >>> 32);
+    }
+    int top = halves - 1;
+    while (top >= 0 && digits[top] == 0) {
+      top--;
+    }
+    // Each chunk is 9 decimal digits, least significant first.
+    int[] chunks = new int[(int) (halves * 32 * 0.30103 / 9) + 2];
+    int count = 0;
+    while (top >= 0) {
+      long rem = 0;
+      for (int k = top; k >= 0; k--) {
+        long part = (rem << 32) | (digits[k] & 0xFFFFFFFFL);
+        long q = part / CHUNK;
+        rem = part - q * CHUNK;
+        digits[k] = (int) q;
+      }
+      chunks[count++] = (int) rem;
+      while (top >= 0 && digits[top] == 0) {
+        top--;
+      }
+    }
+    String head = Integer.toString(chunks[count - 1]);
+    int at = sign < 0 ? 1 : 0;
+    byte[] text = new byte[at + head.length() + 9 * (count - 1)];
+    if (sign < 0) {
+      text[0] = '-';
+    }
+    for (int i = 0; i < head.length(); i++) {
+      text[at++] = (byte) head.charAt(i);
+    }
+    for (int c = count - 2; c >= 0; c--) {
+      int chunk = chunks[c];
+      for (int d = at + 8; d >= at; d--) {
+        text[d] = (byte) ('0' + chunk % 10);
+        chunk /= 10;
+      }
+      at += 9;
+    }
+    return new String(text, StandardCharsets.ISO_8859_1);
   }
+
+  private static final long CHUNK = 1_000_000_000L;
 }

@@ -35,8 +35,25 @@ final class QueryPlan {
     return info != null ? info : infos.computeIfAbsent(set, s -> new SetInfo(this, s));
   }
 
+  // The last startSet asked and its answer: a pure function of two masks that a stream asks with
+  // few distinct values, once or more per event.
+  private boolean startAsked;
+  private long startCandidates;
+  private long startNegated;
+  private long startStates;
+
   /** The states a trend starting with an event among {@code candidates} may be in. */
   long startSet(long candidates, long windowNegated) {
+    if (!startAsked || candidates != startCandidates || windowNegated != startNegated) {
+      startAsked = true;
+      startStates = computeStartSet(candidates, windowNegated);
+      startCandidates = candidates;
+      startNegated = windowNegated;
+    }
+    return startStates;
+  }
+
+  private long computeStartSet(long candidates, long windowNegated) {
     long states = 0;
     for (long s = candidates; s != 0; s &= s - 1) {
       int state = Long.numberOfTrailingZeros(s);
@@ -394,8 +411,26 @@ final class QueryPlan {
       return false;
     }
 
+    // The last answer of next per adjacentHolds (false, true), with the masks it was asked with: a
+    // pure function asked for every bucket an event may extend, with few distinct masks.
+    private final boolean[] asked = new boolean[2];
+    private final long[] askedCandidates = new long[2];
+    private final long[] askedNegated = new long[2];
+    private final long[] answered = new long[2];
+
     /** The states a prefix of this set moves to on an event in {@code candidates}. */
     long next(long candidates, long negated, boolean adjacentHolds) {
+      int k = adjacentHolds ? 1 : 0;
+      if (!asked[k] || askedCandidates[k] != candidates || askedNegated[k] != negated) {
+        asked[k] = true;
+        answered[k] = computeNext(candidates, negated, adjacentHolds);
+        askedCandidates[k] = candidates;
+        askedNegated[k] = negated;
+      }
+      return answered[k];
+    }
+
+    private long computeNext(long candidates, long negated, boolean adjacentHolds) {
       long next = 0;
       for (long s = set; s != 0; s &= s - 1) {
         int from = Long.numberOfTrailingZeros(s);

@@ -170,4 +170,33 @@ class ExactIntTest {
           a + "+" + b + "*" + k);
     }
   }
+
+  @Test
+  void decimalDigitsAreBigIntegersAtEverySize() {
+    Random random = new Random(17);
+    for (int i = 0; i < 20_000; i++) {
+      int bits = random.nextInt(i < 19_000 ? 700 : 14_000);
+      BigInteger v =
+          switch (random.nextInt(4)) {
+            case 0 -> new BigInteger(bits, random);
+            // Chunks of nine zeros and nines inside, and the boundaries between them.
+            case 1 ->
+                BigInteger.TEN
+                    .pow(random.nextInt(400))
+                    .add(BigInteger.valueOf(random.nextInt(3) - 1));
+            case 2 -> BigInteger.ONE.shiftLeft(bits).subtract(BigInteger.ONE);
+            default -> BigInteger.ONE.shiftLeft(bits);
+          };
+      if (random.nextBoolean()) {
+        v = v.negate();
+      }
+      assertEquals(v.toString(), new ExactInt(v).toString(), "bits " + v.bitLength());
+    }
+    for (long edge : EDGES) {
+      assertEquals(Long.toString(edge), new ExactInt(edge).toString());
+      assertEquals(
+          BigInteger.valueOf(edge).multiply(BigInteger.valueOf(edge)).toString(),
+          new ExactInt(BigInteger.valueOf(edge).multiply(BigInteger.valueOf(edge))).toString());
+    }
+  }
 }

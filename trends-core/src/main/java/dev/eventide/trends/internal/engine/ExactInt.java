@@ -532,43 +532,51 @@ final class ExactInt {
    * The decimal digits, without going through {@link BigInteger}: a window's result is formatted
    * once per query, and at thousands of bits {@code BigInteger#toString}'s divisions (each
    * normalizing and allocating a copy) cost more than evaluating the window. Here a copy of the
-   * magnitude is divided in place by 10^9 per pass, in 32-bit halves so that each step is one
-   * 64-bit division by a constant: quadratic in the limbs, about 2,000 such steps at 2,000 bits.
+   * magnitude is divided in place by 10^19 per pass, one 128-by-64-bit division per limb with a
+   * precomputed reciprocal (Möller and Granlund, "Improved division by invariant integers", 2011;
+   * 10^19 has its top bit set, as the method needs): quadratic in the limbs, about 600 such steps
+   * at 2,000 bits.
    */
   @Override
   public String toString() {
     if (mag == null) {
       return Long.toString(small);
     }
-    int halves = 2 * len;
-    int[] digits = new int[halves];
-    for (int i = 0; i < len; i++) {
-      digits[2 * i] = (int) mag[i];
-      digits[2 * i + 1] = (int) (mag[i] >>> 32);
-    }
-    int top = halves - 1;
-    while (top >= 0 && digits[top] == 0) {
-      top--;
-    }
-    // Each chunk is 9 decimal digits, least significant first.
-    int[] chunks = new int[(int) (halves * 32 * 0.30103 / 9) + 2];
+    long[] rest = Arrays.copyOf(mag, len);
+    int top = len - 1;
+    // Each chunk is 19 decimal digits, least significant first.
+    long[] chunks = new long[len * 64 / 63 + 2];
     int count = 0;
     while (top >= 0) {
       long rem = 0;
       for (int k = top; k >= 0; k--) {
-        long part = (rem << 32) | (digits[k] & 0xFFFFFFFFL);
-        long q = part / CHUNK;
-        rem = part - q * CHUNK;
-        digits[k] = (int) q;
+        long u0 = rest[k];
+        // The quotient and remainder of (rem, u0) by CHUNK, rem < CHUNK.
+        long q0 = RECIPROCAL * rem;
+        long q1 = unsignedMultiplyHigh(RECIPROCAL, rem);
+        long sum = q0 + u0;
+        q1 += rem + (Long.compareUnsigned(sum, q0) < 0 ? 1 : 0) + 1;
+        q0 = sum;
+        long r = u0 - q1 * CHUNK;
+        if (Long.compareUnsigned(r, q0) > 0) {
+          q1--;
+          r += CHUNK;
+        }
+        if (Long.compareUnsigned(r, CHUNK) >= 0) {
+          q1++;
+          r -= CHUNK;
+        }
+        rest[k] = q1;
+        rem = r;
       }
-      chunks[count++] = (int) rem;
-      while (top >= 0 && digits[top] == 0) {
+      chunks[count++] = rem;
+      while (top >= 0 && rest[top] == 0) {
         top--;
       }
     }
-    String head = Integer.toString(chunks[count - 1]);
+    String head = Long.toUnsignedString(chunks[count - 1]);
     int at = sign < 0 ? 1 : 0;
-    byte[] text = new byte[at + head.length() + 9 * (count - 1)];
+    byte[] text = new byte[at + head.length() + CHUNK_DIGITS * (count - 1)];
     if (sign < 0) {
       text[0] = '-';
     }
@@ -576,15 +584,30 @@ final class ExactInt {
       text[at++] = (byte) head.charAt(i);
     }
     for (int c = count - 2; c >= 0; c--) {
-      int chunk = chunks[c];
-      for (int d = at + 8; d >= at; d--) {
-        text[d] = (byte) ('0' + chunk % 10);
-        chunk /= 10;
+      // A chunk below 10^19 may not fit a signed long: its last digit first, unsigned.
+      long chunk = chunks[c];
+      long tenth = Long.divideUnsigned(chunk, 10);
+      text[at + CHUNK_DIGITS - 1] = (byte) ('0' + (chunk - 10 * tenth));
+      for (int d = at + CHUNK_DIGITS - 2; d >= at; d--) {
+        text[d] = (byte) ('0' + tenth % 10);
+        tenth /= 10;
       }
-      at += 9;
+      at += CHUNK_DIGITS;
     }
     return new String(text, StandardCharsets.ISO_8859_1);
   }
 
-  private static final long CHUNK = 1_000_000_000L;
+  /** 10^19, unsigned: the largest power of ten below 2^64. */
+  private static final long CHUNK = Long.parseUnsignedLong("10000000000000000000");
+
+  private static final int CHUNK_DIGITS = 19;
+
+  /** floor((2^128 − 1) / CHUNK) − 2^64: the reciprocal a division by CHUNK multiplies by. */
+  private static final long RECIPROCAL =
+      BigInteger.ONE
+          .shiftLeft(128)
+          .subtract(BigInteger.ONE)
+          .divide(new BigInteger(Long.toUnsignedString(CHUNK)))
+          .subtract(BigInteger.ONE.shiftLeft(64))
+          .longValue();
 }

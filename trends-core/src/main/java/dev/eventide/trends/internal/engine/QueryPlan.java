@@ -35,22 +35,30 @@ final class QueryPlan {
     return info != null ? info : infos.computeIfAbsent(set, s -> new SetInfo(this, s));
   }
 
-  // The last startSet asked and its answer: a pure function of two masks that a stream asks with
-  // few distinct values, once or more per event.
-  private boolean startAsked;
-  private long startCandidates;
-  private long startNegated;
-  private long startStates;
+  // The last startSets asked and their answers: a pure function of two masks that a stream asks
+  // with few distinct values, from more than one place per event (a few entries, replaced in turn).
+  private static final int START_MEMO = 4;
+  private final long[] startCandidates = new long[START_MEMO];
+  private final long[] startNegated = new long[START_MEMO];
+  private final long[] startStates = new long[START_MEMO];
+  private int startMemoized;
 
   /** The states a trend starting with an event among {@code candidates} may be in. */
   long startSet(long candidates, long windowNegated) {
-    if (!startAsked || candidates != startCandidates || windowNegated != startNegated) {
-      startAsked = true;
-      startStates = computeStartSet(candidates, windowNegated);
-      startCandidates = candidates;
-      startNegated = windowNegated;
+    int filled = Math.min(startMemoized, START_MEMO);
+    for (int i = 0; i < filled; i++) {
+      if (startCandidates[i] == candidates && startNegated[i] == windowNegated) {
+        return startStates[i];
+      }
     }
-    return startStates;
+    int slot = startMemoized++ % START_MEMO;
+    if (startMemoized == 2 * START_MEMO) {
+      startMemoized = START_MEMO; // full; keeps replacing in turn without overflowing
+    }
+    startCandidates[slot] = candidates;
+    startNegated[slot] = windowNegated;
+    startStates[slot] = computeStartSet(candidates, windowNegated);
+    return startStates[slot];
   }
 
   private long computeStartSet(long candidates, long windowNegated) {

@@ -37,7 +37,11 @@ public final class EventJson {
 
   private static final BigDecimal SMALLEST_MAGNITUDE = new BigDecimal(SMALLEST);
   private static final BigDecimal LARGEST_MAGNITUDE = new BigDecimal(LARGEST);
-  private static final JsonFactory JSON = new JsonFactory();
+
+  /** Jackson, loaded with the first line the fast path does not read (none in most files). */
+  private static final class Jackson {
+    static final JsonFactory JSON = new JsonFactory();
+  }
 
   private EventJson() {}
 
@@ -67,7 +71,7 @@ public final class EventJson {
 
   /** The full parser: every line, with what is wrong with a bad one. */
   static Event parseFully(String line, long lineNumber, Predicate<String> typeIsRead) {
-    try (JsonParser p = JSON.createParser(line)) {
+    try (JsonParser p = Jackson.JSON.createParser(line)) {
       return read(p, line, lineNumber, typeIsRead);
     } catch (JsonProcessingException e) {
       // Jackson's limits (a number of more than 1,000 digits) report no location.

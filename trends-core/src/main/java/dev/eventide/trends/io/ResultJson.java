@@ -1,7 +1,5 @@
 package dev.eventide.trends.io;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.eventide.trends.TrendResult;
 import java.math.BigDecimal;
 import java.util.Map;
@@ -15,31 +13,70 @@ import java.util.Map;
  *   System.out.println(ResultJson.format(r));   // {"query":"trips","group":{"district":3},...}
  * }
  * }</pre>
+ *
+ * <p>Written directly, as Jackson's tree model writes it (its escapes, BigDecimal's {@code
+ * toString} for a group number with a fraction): a short run no longer loads Jackson's object
+ * mapper, some 300 classes, to write its first result, and a long one builds no tree per result.
  */
 public final class ResultJson {
-  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
   private ResultJson() {}
 
   public static String format(TrendResult r) {
-    ObjectNode node = MAPPER.createObjectNode();
-    node.put("query", r.query());
-    ObjectNode group = node.putObject("group");
+    String value = r.value();
+    StringBuilder json = new StringBuilder(64 + (value == null ? 0 : value.length()));
+    json.append("{\"query\":");
+    string(json, r.query());
+    json.append(",\"group\":{");
+    boolean first = true;
     for (Map.Entry<String, Object> e : r.group().entrySet()) {
+      if (!first) {
+        json.append(',');
+      }
+      first = false;
+      string(json, e.getKey());
+      json.append(':');
       if (e.getValue() instanceof BigDecimal d) {
         BigDecimal plain = d.stripTrailingZeros();
-        if (plain.scale() <= 0) {
-          group.put(e.getKey(), plain.toBigIntegerExact());
-        } else {
-          group.put(e.getKey(), plain);
-        }
+        json.append(plain.scale() <= 0 ? plain.toBigIntegerExact().toString() : plain.toString());
       } else {
-        group.put(e.getKey(), (String) e.getValue());
+        string(json, (String) e.getValue());
       }
     }
-    node.put("window_start", r.windowStart());
-    node.put("window_end", r.windowEnd());
-    node.put("value", r.value());
-    return node.toString();
+    json.append("},\"window_start\":").append(r.windowStart());
+    json.append(",\"window_end\":").append(r.windowEnd());
+    json.append(",\"value\":");
+    if (value == null) {
+      json.append("null");
+    } else {
+      string(json, value);
+    }
+    return json.append('}').toString();
+  }
+
+  /** A JSON string with Jackson's escapes: short ones where JSON has them, else \\u00XX. */
+  private static void string(StringBuilder json, String s) {
+    json.append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"' -> json.append("\\\"");
+        case '\\' -> json.append("\\\\");
+        case '\b' -> json.append("\\b");
+        case '\t' -> json.append("\\t");
+        case '\n' -> json.append("\\n");
+        case '\f' -> json.append("\\f");
+        case '\r' -> json.append("\\r");
+        default -> {
+          if (c < 0x20) {
+            json.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xF]);
+          } else {
+            json.append(c);
+          }
+        }
+      }
+    }
+    json.append('"');
   }
 }

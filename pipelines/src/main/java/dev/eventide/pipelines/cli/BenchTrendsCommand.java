@@ -1,6 +1,7 @@
 package dev.eventide.pipelines.cli;
 
 import dev.eventide.pipelines.bench.Charts;
+import dev.eventide.pipelines.bench.ColdStartBenchmark;
 import dev.eventide.pipelines.bench.ReadingBenchmark;
 import dev.eventide.pipelines.bench.TrendChangesBenchmark;
 import dev.eventide.pipelines.bench.TrendStreams;
@@ -129,6 +130,17 @@ final class BenchTrendsCommand implements Callable<Integer> {
               + " --fixed-events × --windows events of each of --streams.")
   boolean reading;
 
+  @Option(
+      names = "--cold",
+      description =
+          "Measure short runs in fresh JVMs instead: for each of --streams and --events-per-window"
+              + " (× --windows, at --fixed-queries), each of --engines in --rounds JVMs, the"
+              + " milliseconds eventide trends spends parsing the query file, compiling the plan,"
+              + " reading the event lines and evaluating them (results formatted as JSON lines),"
+              + " in each JVM's first run (cold) and once warmed up (warm), and the JVM from launch"
+              + " to exit; medians over the JVMs.")
+  boolean cold;
+
   @Mixin ChartOptions charts;
 
   @Override
@@ -142,6 +154,9 @@ final class BenchTrendsCommand implements Callable<Integer> {
     }
     if (reading) {
       return benchReading(out);
+    }
+    if (cold) {
+      return benchCold(out, err);
     }
     printHeader(out);
     boolean agreed = true;
@@ -338,6 +353,94 @@ final class BenchTrendsCommand implements Callable<Integer> {
       }
     }
     out.flush();
+    return 0;
+  }
+
+  /** {@code --cold}: phases of a first and a warm run, in fresh JVMs. */
+  private int benchCold(PrintWriter out, PrintWriter err) throws java.io.IOException {
+    out.printf(
+        Locale.ROOT,
+        "%-8s %8s %5s %-14s %9s %8s | %8s %8s %8s %8s %8s | %8s %8s %8s %8s %8s | %8s%n",
+        "stream",
+        "n/window",
+        "k",
+        "engine",
+        "events",
+        "results",
+        "workload",
+        "plan",
+        "read",
+        "evaluate",
+        "cold ms",
+        "workload",
+        "plan",
+        "read",
+        "evaluate",
+        "warm ms",
+        "jvm ms");
+    Path dir = java.nio.file.Files.createTempDirectory("eventide-cold-");
+    Long results = null;
+    boolean agreed = true;
+    try {
+      for (String name : workload.streams) {
+        TrendStreams.Kind stream = TrendBenchOptions.stream(name);
+        for (int n : workload.eventsPerWindow) {
+          ColdStartBenchmark.write(
+              dir,
+              TrendStreams.events(stream, 42, n, workload.windows, CHANGES_WINDOW_MILLIS),
+              TrendStreams.workload(stream, 42, workload.fixedQueries, CHANGES_WINDOW_MILLIS));
+          results = null;
+          for (Engines engine : chosenEngines()) {
+            err.printf(
+                Locale.ROOT,
+                "bench: %s, %d events per window, %s, %d fresh JVMs ...%n",
+                name,
+                n,
+                engine.cliName(),
+                rounds);
+            err.flush();
+            ColdStartBenchmark.Result r = ColdStartBenchmark.measure(dir, engine, rounds);
+            if (results != null && results != r.cold().results()) {
+              agreed = false;
+            }
+            results = r.cold().results();
+            ColdStartBenchmark.Phases c = r.cold();
+            ColdStartBenchmark.Phases w = r.warm();
+            out.printf(
+                Locale.ROOT,
+                "%-8s %8d %5d %-14s %9d %8d | %8.1f %8.1f %8.1f %8.1f %8.1f | %8.1f %8.1f %8.1f"
+                    + " %8.1f %8.1f | %8.0f%n",
+                name,
+                n,
+                workload.fixedQueries,
+                engine.cliName(),
+                c.events(),
+                c.results(),
+                c.workloadMillis(),
+                c.planMillis(),
+                c.readMillis(),
+                c.evaluateMillis(),
+                c.totalMillis(),
+                w.workloadMillis(),
+                w.planMillis(),
+                w.readMillis(),
+                w.evaluateMillis(),
+                w.totalMillis(),
+                r.jvmMillis());
+            out.flush();
+          }
+        }
+      }
+    } finally {
+      for (String file : List.of("events.jsonl", "queries")) {
+        java.nio.file.Files.deleteIfExists(dir.resolve(file));
+      }
+      java.nio.file.Files.deleteIfExists(dir);
+    }
+    if (!agreed) {
+      err.println("bench: engines gave different numbers of results");
+      return EventideCli.EXIT_FAILED;
+    }
     return 0;
   }
 

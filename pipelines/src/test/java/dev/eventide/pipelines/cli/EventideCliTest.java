@@ -468,4 +468,28 @@ class EventideCliTest {
     assertThat(o.out(), containsString("1.00x"));
     assertNoStackTrace(o);
   }
+
+  @Test
+  void benchTrendsColdTimesEachPhaseInFreshJvms() {
+    Outcome o =
+        run(
+            "bench",
+            "trends",
+            "--cold",
+            "--streams=varpulis",
+            "--events-per-window=210",
+            "--windows=2",
+            "--fixed-queries=3",
+            "--engines=hamlet,unshared",
+            "--rounds=1");
+    assertThat(o.err(), o.exitCode(), equalTo(0));
+    // 2 windows of 10 runs, 3 queries: a result per query and window, from both engines.
+    assertThat(
+        o.out(), containsString("varpulis      210     3 hamlet               420        6 |"));
+    assertThat(
+        o.out(), containsString("varpulis      210     3 unshared             420        6 |"));
+    assertThat(o.out(), containsString("cold ms"));
+    assertThat(o.out(), containsString("warm ms"));
+    assertNoStackTrace(o);
+  }
 }

@@ -1,0 +1,207 @@
+package dev.eventide.pipelines.bench;
+
+import dev.eventide.trends.Event;
+import dev.eventide.trends.TrendEngine;
+import dev.eventide.trends.engine.Engines;
+import dev.eventide.trends.io.EventJson;
+import dev.eventide.trends.io.ResultJson;
+import dev.eventide.trends.io.TextLines;
+import dev.eventide.trends.query.Workload;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Where a short run's time goes ({@code eventide bench trends --cold}): a fresh JVM per measurement
+ * runs what {@code eventide trends} runs — parse the query file, compile the plan, read and parse
+ * the event lines, evaluate them with the results formatted as JSON lines — timing each phase of
+ * its first run (cold: class loading, interpreter, JIT compiling as it goes) and of a run once it
+ * is warmed up, in the same JVM. The parent also times the JVM from launch to exit.
+ */
+public final class ColdStartBenchmark {
+  /** How long a JVM warms up before its warm run is timed. */
+  private static final double WARM_SECONDS = 2;
+
+  /** A limit on one JVM's life: a run this slow has hung. */
+  private static final long JVM_LIMIT_SECONDS = 600;
+
+  private ColdStartBenchmark() {}
+
+  /** Milliseconds of each phase of one run. */
+  public record Phases(
+      double workloadMillis,
+      double planMillis,
+      double readMillis,
+      double evaluateMillis,
+      long events,
+      long results) {
+    public double totalMillis() {
+      return workloadMillis + planMillis + readMillis + evaluateMillis;
+    }
+
+    String format() {
+      return String.format(
+          Locale.ROOT,
+          "%.3f %.3f %.3f %.3f %d %d",
+          workloadMillis,
+          planMillis,
+          readMillis,
+          evaluateMillis,
+          events,
+          results);
+    }
+
+    static Phases parse(String text) {
+      String[] f = text.trim().split(" ");
+      return new Phases(
+          Double.parseDouble(f[0]),
+          Double.parseDouble(f[1]),
+          Double.parseDouble(f[2]),
+          Double.parseDouble(f[3]),
+          Long.parseLong(f[4]),
+          Long.parseLong(f[5]));
+    }
+
+    /** The phase-wise median of several runs. */
+    static Phases median(List<Phases> runs) {
+      return new Phases(
+          TrendsBenchmark.median(runs.stream().mapToDouble(Phases::workloadMillis).toArray()),
+          TrendsBenchmark.median(runs.stream().mapToDouble(Phases::planMillis).toArray()),
+          TrendsBenchmark.median(runs.stream().mapToDouble(Phases::readMillis).toArray()),
+          TrendsBenchmark.median(runs.stream().mapToDouble(Phases::evaluateMillis).toArray()),
+          runs.get(0).events(),
+          runs.get(0).results());
+    }
+  }
+
+  /** An engine's medians over its JVMs: the first run, the warm run, the JVM launch to exit. */
+  public record Result(Engines engine, int jvms, Phases cold, Phases warm, double jvmMillis) {}
+
+  /** Writes the events as {@code events.jsonl} and the workload as {@code queries} into dir. */
+  public static void write(Path dir, List<Event> events, String workload) throws IOException {
+    Files.createDirectories(dir);
+    Files.write(dir.resolve("events.jsonl"), ReadingBenchmark.lines(events));
+    Files.writeString(dir.resolve("queries"), workload);
+  }
+
+  /** Measures an engine in {@code jvms} fresh JVMs, one after another, on dir's files. */
+  public static Result measure(Path dir, Engines engine, int jvms) {
+    List<Phases> cold = new ArrayList<>();
+    List<Phases> warm = new ArrayList<>();
+    double[] wall = new double[jvms];
+    for (int i = 0; i < jvms; i++) {
+      long started = System.nanoTime();
+      List<String> lines = launch(dir, engine);
+      wall[i] = (System.nanoTime() - started) / 1e6;
+      cold.add(Phases.parse(lines.get(0)));
+      warm.add(Phases.parse(lines.get(1)));
+    }
+    return new Result(
+        engine, jvms, Phases.median(cold), Phases.median(warm), TrendsBenchmark.median(wall));
+  }
+
+  private static List<String> launch(Path dir, Engines engine) {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                ColdStartBenchmark.class.getName(),
+                dir.toString(),
+                engine.cliName())
+            .redirectErrorStream(true);
+    try {
+      Process process = builder.start();
+      List<String> lines = new ArrayList<>();
+      try (BufferedReader out =
+          new BufferedReader(
+              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line = out.readLine(); line != null; line = out.readLine()) {
+          lines.add(line);
+        }
+      }
+      if (!process.waitFor(JVM_LIMIT_SECONDS, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        throw new IllegalStateException("a cold-start JVM ran for more than 10 minutes");
+      }
+      List<String> phases =
+          lines.stream().filter(l -> l.startsWith("cold ") || l.startsWith("warm ")).toList();
+      if (process.exitValue() != 0 || phases.size() != 2) {
+        throw new IllegalStateException(
+            "a cold-start JVM failed (exit " + process.exitValue() + "): " + lines);
+      }
+      return phases.stream().map(l -> l.substring(5)).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not launch a JVM", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while a cold-start JVM ran", e);
+    }
+  }
+
+  /** One run in this JVM, as eventide trends runs it; results formatted and discarded. */
+  static Phases runOnce(Path dir, Engines engine) throws IOException {
+    long t0 = System.nanoTime();
+    Workload workload = Workload.parse(Files.readString(dir.resolve("queries")));
+    long t1 = System.nanoTime();
+    long[] results = {0};
+    long[] chars = {0};
+    TrendEngine trends =
+        engine.create(
+            workload,
+            r -> {
+              chars[0] += ResultJson.format(r).length() + 1;
+              results[0]++;
+            });
+    long t2 = System.nanoTime();
+    List<Event> events = new ArrayList<>();
+    try (InputStream file = Files.newInputStream(dir.resolve("events.jsonl"));
+        TextLines lines = TextLines.open(file)) {
+      for (TextLines.Line l = lines.next(); l != null; l = lines.next()) {
+        events.add(EventJson.parse(l.text(), l.number()));
+      }
+    }
+    long t3 = System.nanoTime();
+    for (Event e : events) {
+      trends.process(e);
+    }
+    trends.finish();
+    long t4 = System.nanoTime();
+    return new Phases(
+        (t1 - t0) / 1e6,
+        (t2 - t1) / 1e6,
+        (t3 - t2) / 1e6,
+        (t4 - t3) / 1e6,
+        events.size(),
+        results[0]);
+  }
+
+  /**
+   * The child JVM: {@code <dir> <engine>}; prints {@code cold ...} for its first run, then, after
+   * warming up for about two seconds (at least three runs), {@code warm ...} for its fastest run.
+   */
+  public static void main(String[] args) throws IOException {
+    Path dir = Path.of(args[0]);
+    Engines engine = Engines.ofCliName(args[1]);
+    System.out.println("cold " + runOnce(dir, engine).format());
+    long until = System.nanoTime() + (long) (WARM_SECONDS * 1e9);
+    Phases best = null;
+    for (int run = 0; run < 3 || System.nanoTime() < until; run++) {
+      Phases p = runOnce(dir, engine);
+      if (best == null || p.totalMillis() < best.totalMillis()) {
+        best = p;
+      }
+    }
+    System.out.println("warm " + best.format());
+  }
+}

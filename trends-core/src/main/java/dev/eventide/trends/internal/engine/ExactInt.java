@@ -139,7 +139,14 @@ final class ExactInt {
       return;
     }
     if (mag == null) {
-      promote();
+      if (small == 0) {
+        // A copy (a new prefix sum starts as one): no carries to add, room for the next one.
+        mag = Arrays.copyOf(o.mag, o.len + 1);
+        len = o.len;
+        sign = o.sign;
+        return;
+      }
+      promote(o.len + 1);
     }
     addSigned(o.mag, o.len, o.sign);
     normalize();
@@ -160,7 +167,7 @@ final class ExactInt {
       return;
     }
     if (mag == null) {
-      promote();
+      promote((a.mag == null ? 1 : a.len) + (b.mag == null ? 1 : b.len) + 1);
     }
     if (a.mag == null && b.mag == null) {
       long x = abs(a.small);
@@ -249,7 +256,12 @@ final class ExactInt {
   }
 
   private void promote() {
-    mag = new long[4];
+    promote(4);
+  }
+
+  /** To the big form, with room for {@code capacity} limbs (so that it does not grow at once). */
+  private void promote(int capacity) {
+    mag = new long[Math.max(4, capacity)];
     mag[0] = abs(small);
     len = small == 0 ? 0 : 1;
     sign = small < 0 ? -1 : 1;

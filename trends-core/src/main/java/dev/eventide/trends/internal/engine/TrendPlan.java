@@ -113,12 +113,16 @@ public final class TrendPlan {
   /** For each event type, the units that read it (routing would otherwise visit every unit). */
   private final Map<String, List<Unit>> unitsReading = new HashMap<>();
 
+  /** Per unit, its queries' names in workload order (asked per event by keyed runners). */
+  private final List<List<String>> unitQueryNames = new ArrayList<>();
+
   private TrendPlan(Workload workload, List<QueryPlan> queries, List<Unit> units, Sharing sharing) {
     this.workload = workload;
     this.queries = queries;
     this.units = units;
     this.sharing = sharing;
     for (Unit u : units) {
+      unitQueryNames.add(u.members.stream().map(QueryPlan::name).toList());
       u.readers
           .keySet()
           .forEach(t -> unitsReading.computeIfAbsent(t, k -> new ArrayList<>()).add(u));
@@ -189,7 +193,7 @@ public final class TrendPlan {
 
   /** The names of a unit's queries, in workload order. */
   public List<String> queryNames(int unit) {
-    return units.get(unit).members.stream().map(QueryPlan::name).toList();
+    return unitQueryNames.get(unit);
   }
 
   /**

@@ -26,6 +26,9 @@ public final class VersionedPlan {
   /** Per version, the time each of its queries is removed at (absent: never). */
   private final List<Map<String, Long>> removals = new ArrayList<>();
 
+  /** Per version and unit, {@link #lastUsefulEnd}: asked for every event, computed once. */
+  private long[][] lastUsefulEnds;
+
   private VersionedPlan() {}
 
   /**
@@ -66,6 +69,19 @@ public final class VersionedPlan {
       versions.plans.add(TrendPlan.compile(workloads.get(v), sharing));
       // A version's removals come from changes after it began; only its own queries count.
       versions.removalsOf(v).keySet().retainAll(names(workloads.get(v)));
+    }
+    versions.lastUsefulEnds = new long[workloads.size()][];
+    for (int v = 0; v < workloads.size(); v++) {
+      TrendPlan plan = versions.plans.get(v);
+      long[] ends = new long[plan.unitCount()];
+      for (int unit = 0; unit < ends.length; unit++) {
+        long last = Long.MIN_VALUE;
+        for (String query : plan.queryNames(unit)) {
+          last = Math.max(last, versions.removedAt(v, query));
+        }
+        ends[unit] = last;
+      }
+      versions.lastUsefulEnds[v] = ends;
     }
     return versions;
   }
@@ -110,11 +126,7 @@ public final class VersionedPlan {
    * nothing, so no event is routed for them and no key waits for them.
    */
   public long lastUsefulEnd(int version, int unit) {
-    long last = Long.MIN_VALUE;
-    for (String query : plans.get(version).queryNames(unit)) {
-      last = Math.max(last, removedAt(version, query));
-    }
-    return last;
+    return lastUsefulEnds[version][unit];
   }
 
   /** A version's unit reading an event, with the event's partition there. */

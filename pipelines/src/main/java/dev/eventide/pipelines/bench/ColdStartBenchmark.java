@@ -43,7 +43,8 @@ public final class ColdStartBenchmark {
       double readMillis,
       double evaluateMillis,
       long events,
-      long results) {
+      long results,
+      long digest) {
     public double totalMillis() {
       return workloadMillis + planMillis + readMillis + evaluateMillis;
     }
@@ -51,13 +52,14 @@ public final class ColdStartBenchmark {
     String format() {
       return String.format(
           Locale.ROOT,
-          "%.3f %.3f %.3f %.3f %d %d",
+          "%.3f %.3f %.3f %.3f %d %d %d",
           workloadMillis,
           planMillis,
           readMillis,
           evaluateMillis,
           events,
-          results);
+          results,
+          digest);
     }
 
     static Phases parse(String text) {
@@ -68,7 +70,8 @@ public final class ColdStartBenchmark {
           Double.parseDouble(f[2]),
           Double.parseDouble(f[3]),
           Long.parseLong(f[4]),
-          Long.parseLong(f[5]));
+          Long.parseLong(f[5]),
+          Long.parseLong(f[6]));
     }
 
     /** The phase-wise median of several runs. */
@@ -79,7 +82,8 @@ public final class ColdStartBenchmark {
           TrendsBenchmark.median(runs.stream().mapToDouble(Phases::readMillis).toArray()),
           TrendsBenchmark.median(runs.stream().mapToDouble(Phases::evaluateMillis).toArray()),
           runs.get(0).events(),
-          runs.get(0).results());
+          runs.get(0).results(),
+          runs.get(0).digest());
     }
   }
 
@@ -104,6 +108,13 @@ public final class ColdStartBenchmark {
       wall[i] = (System.nanoTime() - started) / 1e6;
       cold.add(Phases.parse(lines.get(0)));
       warm.add(Phases.parse(lines.get(1)));
+    }
+    for (int i = 0; i < jvms; i++) {
+      if (cold.get(i).digest() != cold.get(0).digest()
+          || warm.get(i).digest() != cold.get(0).digest()) {
+        throw new IllegalStateException(
+            engine.cliName() + " gave different results in two runs (their digests differ)");
+      }
     }
     return new Result(
         engine, jvms, Phases.median(cold), Phases.median(warm), TrendsBenchmark.median(wall));
@@ -149,18 +160,21 @@ public final class ColdStartBenchmark {
     }
   }
 
-  /** One run in this JVM, as eventide trends runs it; results formatted and discarded. */
+  /**
+   * One run in this JVM, as eventide trends runs it; the results are formatted as JSON lines and
+   * folded into a digest, which every engine's run must share.
+   */
   static Phases runOnce(Path dir, Engines engine) throws IOException {
     long t0 = System.nanoTime();
     Workload workload = Workload.parse(Files.readString(dir.resolve("queries")));
     long t1 = System.nanoTime();
     long[] results = {0};
-    long[] chars = {0};
+    long[] digest = {0};
     TrendEngine trends =
         engine.create(
             workload,
             r -> {
-              chars[0] += ResultJson.format(r).length() + 1;
+              digest[0] = digest[0] * 31 + ResultJson.format(r).hashCode();
               results[0]++;
             });
     long t2 = System.nanoTime();
@@ -183,7 +197,8 @@ public final class ColdStartBenchmark {
         (t3 - t2) / 1e6,
         (t4 - t3) / 1e6,
         events.size(),
-        results[0]);
+        results[0],
+        digest[0]);
   }
 
   /**

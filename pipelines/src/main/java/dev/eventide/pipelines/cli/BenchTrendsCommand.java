@@ -379,7 +379,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
         "warm ms",
         "jvm ms");
     Path dir = java.nio.file.Files.createTempDirectory("eventide-cold-");
-    Long results = null;
+    Long digest = null;
     boolean agreed = true;
     try {
       for (String name : workload.streams) {
@@ -389,7 +389,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
               dir,
               TrendStreams.events(stream, 42, n, workload.windows, CHANGES_WINDOW_MILLIS),
               TrendStreams.workload(stream, 42, workload.fixedQueries, CHANGES_WINDOW_MILLIS));
-          results = null;
+          digest = null;
           for (Engines engine : chosenEngines()) {
             err.printf(
                 Locale.ROOT,
@@ -400,10 +400,11 @@ final class BenchTrendsCommand implements Callable<Integer> {
                 rounds);
             err.flush();
             ColdStartBenchmark.Result r = ColdStartBenchmark.measure(dir, engine, rounds);
-            if (results != null && results != r.cold().results()) {
-              agreed = false;
+            // Every JVM's first and warm runs, and every engine, must give the same results.
+            for (ColdStartBenchmark.Phases run : List.of(r.cold(), r.warm())) {
+              agreed &= digest == null || digest == run.digest();
+              digest = run.digest();
             }
-            results = r.cold().results();
             ColdStartBenchmark.Phases c = r.cold();
             ColdStartBenchmark.Phases w = r.warm();
             out.printf(
@@ -438,7 +439,7 @@ final class BenchTrendsCommand implements Callable<Integer> {
       java.nio.file.Files.deleteIfExists(dir);
     }
     if (!agreed) {
-      err.println("bench: engines gave different numbers of results");
+      err.println("bench: engines or runs gave different results (their digests differ)");
       return EventideCli.EXIT_FAILED;
     }
     return 0;

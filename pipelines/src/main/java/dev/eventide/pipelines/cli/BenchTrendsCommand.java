@@ -1,5 +1,6 @@
 package dev.eventide.pipelines.cli;
 
+import dev.eventide.pipelines.bench.ArithmeticFloor;
 import dev.eventide.pipelines.bench.Charts;
 import dev.eventide.pipelines.bench.ColdStartBenchmark;
 import dev.eventide.pipelines.bench.ReadingBenchmark;
@@ -141,6 +142,17 @@ final class BenchTrendsCommand implements Callable<Integer> {
               + " to exit; medians over the JVMs.")
   boolean cold;
 
+  @Option(
+      names = "--floor",
+      description =
+          "Measure the floor of the exact arithmetic instead: for each of --streams and"
+              + " --events-per-window (× --windows, at --fixed-queries), HAMLET in a fresh JVM that"
+              + " counts the 64-bit words its multiply-adds, adds and copies touch, and this"
+              + " machine's fastest multiply-add and add per word at the run's average operand"
+              + " size: words × those rates is the time the arithmetic alone needs, against the"
+              + " run's time.")
+  boolean floor;
+
   @Mixin ChartOptions charts;
 
   @Override
@@ -157,6 +169,9 @@ final class BenchTrendsCommand implements Callable<Integer> {
     }
     if (cold) {
       return benchCold(out, err);
+    }
+    if (floor) {
+      return benchFloor(out, err);
     }
     printHeader(out);
     boolean agreed = true;
@@ -353,6 +368,60 @@ final class BenchTrendsCommand implements Callable<Integer> {
       }
     }
     out.flush();
+    return 0;
+  }
+
+  /** {@code --floor}: the words the exact arithmetic touches, and what they take at full speed. */
+  private int benchFloor(PrintWriter out, PrintWriter err) {
+    out.printf(
+        Locale.ROOT,
+        "%-8s %8s %5s %9s | %14s %6s %8s | %14s %6s %8s | %14s | %9s %9s %9s%n",
+        "stream",
+        "n/window",
+        "k",
+        "events",
+        "mult-add words",
+        "limbs",
+        "ns/word",
+        "add words",
+        "limbs",
+        "ns/word",
+        "copied words",
+        "floor s",
+        "run s",
+        "run/floor");
+    for (String name : workload.streams) {
+      TrendStreams.Kind stream = TrendBenchOptions.stream(name);
+      for (int n : workload.eventsPerWindow) {
+        err.printf(
+            Locale.ROOT,
+            "bench: %s, %d events per window, %d queries, counting words ...%n",
+            name,
+            n,
+            workload.fixedQueries);
+        err.flush();
+        ArithmeticFloor.Result r =
+            ArithmeticFloor.measure(stream, n, workload.windows, workload.fixedQueries);
+        out.printf(
+            Locale.ROOT,
+            "%-8s %8d %5d %9d | %14d %6d %8.3f | %14d %6d %8.3f | %14d | %9.2f %9.2f %8.2fx%n",
+            name,
+            n,
+            workload.fixedQueries,
+            r.events(),
+            r.words().multiplyAddWords(),
+            r.multiplyAddLimbs(),
+            r.multiplyAddNanos(),
+            r.words().addWords(),
+            r.addLimbs(),
+            r.addNanos(),
+            r.words().copyWords(),
+            r.floorSeconds(),
+            r.runSeconds(),
+            r.runSeconds() / r.floorSeconds());
+        out.flush();
+      }
+    }
     return 0;
   }
 

@@ -492,4 +492,23 @@ class EventideCliTest {
     assertThat(o.out(), containsString("warm ms"));
     assertNoStackTrace(o);
   }
+
+  @Test
+  void benchTrendsFloorCountsTheWordsOfTheExactArithmetic() {
+    Outcome o =
+        run(
+            "bench",
+            "trends",
+            "--floor",
+            "--streams=varpulis",
+            "--events-per-window=420",
+            "--windows=2",
+            "--fixed-queries=3");
+    assertThat(o.err(), o.exitCode(), equalTo(0));
+    assertThat(o.out(), containsString("mult-add words"));
+    // 2 windows of 20 runs of 21 events; counts of up to 400 B events need several limbs.
+    assertThat(o.out(), containsString("varpulis      420     3       840 |"));
+    assertThat(o.out(), containsString("x\n"));
+    assertNoStackTrace(o);
+  }
 }

@@ -46,6 +46,9 @@ final class ExactInt {
   ExactInt copy() {
     ExactInt c = new ExactInt(small);
     if (mag != null) {
+      if (WordCounts.ENABLED) {
+        WordCounts.copy(len);
+      }
       c.mag = Arrays.copyOf(mag, len);
       c.len = len;
       c.sign = sign;
@@ -94,6 +97,9 @@ final class ExactInt {
     if (other.mag == null) {
       mag = null;
     } else {
+      if (WordCounts.ENABLED) {
+        WordCounts.copy(other.len);
+      }
       mag = Arrays.copyOf(other.mag, other.len);
       len = other.len;
       sign = other.sign;
@@ -141,6 +147,9 @@ final class ExactInt {
     if (mag == null) {
       if (small == 0) {
         // A copy (a new prefix sum starts as one): no carries to add, room for the next one.
+        if (WordCounts.ENABLED) {
+          WordCounts.copy(o.len);
+        }
         mag = Arrays.copyOf(o.mag, o.len + 1);
         len = o.len;
         sign = o.sign;
@@ -332,6 +341,9 @@ final class ExactInt {
   }
 
   private void addMagnitude(long[] b, int bl) {
+    if (WordCounts.ENABLED) {
+      WordCounts.add(Math.max(len, bl));
+    }
     ensure(Math.max(len, bl) + 1);
     long[] m = mag;
     long carry = 0;
@@ -378,6 +390,9 @@ final class ExactInt {
 
   /** |this| −= |b|, given |this| ≥ |b|. */
   private void subtractMagnitude(long[] b, int bl) {
+    if (WordCounts.ENABLED) {
+      WordCounts.add(bl);
+    }
     long[] m = mag;
     long borrow = 0;
     int i = 0;
@@ -398,6 +413,9 @@ final class ExactInt {
 
   /** |this| = |b| − |this|, given |b| > |this|. */
   private void reverseSubtractMagnitude(long[] b, int bl) {
+    if (WordCounts.ENABLED) {
+      WordCounts.add(bl);
+    }
     ensure(bl);
     long[] m = mag;
     long borrow = 0;
@@ -413,6 +431,9 @@ final class ExactInt {
 
   /** |this| *= y for a one-limb y, in place. */
   private void multiplyByLimb(long y) {
+    if (WordCounts.ENABLED) {
+      WordCounts.multiplyAdd(len);
+    }
     ensure(len + 1);
     long[] m = mag;
     long carry = 0;
@@ -495,6 +516,9 @@ final class ExactInt {
    * is read before into[at + i] is written.
    */
   private static long multiplyAddRow(long[] into, int at, long[] a, int al, long y) {
+    if (WordCounts.ENABLED) {
+      WordCounts.multiplyAdd(al);
+    }
     long carry = 0;
     for (int i = 0; i < al; i++) {
       long ai = a[i];

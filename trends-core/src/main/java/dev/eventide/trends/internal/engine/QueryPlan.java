@@ -13,8 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * event then costs one addition per bucket whose states have a transition on its type, whatever the
  * number of earlier events; a matching negated event moves the buckets it cuts off.
  *
- * <p>Immutable, apart from a memo of what each state set allows, filled on first use and identical
- * on every JVM.
+ * <p>Immutable, apart from memos of what each state set allows, filled on first use, identical on
+ * every JVM and safe to share between threads.
  */
 final class QueryPlan {
   final CompiledQuery compiled;
@@ -35,30 +35,31 @@ final class QueryPlan {
     return info != null ? info : infos.computeIfAbsent(set, s -> new SetInfo(this, s));
   }
 
-  // The last startSets asked and their answers: a pure function of two masks that a stream asks
-  // with few distinct values, from more than one place per event (a few entries, replaced in turn).
+  /**
+   * An answer of {@link #startSet} or {@link SetInfo#next}, with the masks it was asked with: both
+   * are pure functions of masks a stream asks with few distinct values, once or more per event.
+   * Immutable, so that a plan shared by threads reads a whole entry or another, never a torn one.
+   */
+  private record Answer(long candidates, long negated, long states) {}
+
+  // The last start sets asked, replaced in turn (more than one call site asks per event).
   private static final int START_MEMO = 4;
-  private final long[] startCandidates = new long[START_MEMO];
-  private final long[] startNegated = new long[START_MEMO];
-  private final long[] startStates = new long[START_MEMO];
-  private int startMemoized;
+  private final Answer[] startAnswers = new Answer[START_MEMO];
+  private int nextStartAnswer;
 
   /** The states a trend starting with an event among {@code candidates} may be in. */
   long startSet(long candidates, long windowNegated) {
-    int filled = Math.min(startMemoized, START_MEMO);
-    for (int i = 0; i < filled; i++) {
-      if (startCandidates[i] == candidates && startNegated[i] == windowNegated) {
-        return startStates[i];
+    for (Answer a : startAnswers) {
+      if (a != null && a.candidates == candidates && a.negated == windowNegated) {
+        return a.states;
       }
     }
-    int slot = startMemoized++ % START_MEMO;
-    if (startMemoized == 2 * START_MEMO) {
-      startMemoized = START_MEMO; // full; keeps replacing in turn without overflowing
-    }
-    startCandidates[slot] = candidates;
-    startNegated[slot] = windowNegated;
-    startStates[slot] = computeStartSet(candidates, windowNegated);
-    return startStates[slot];
+    Answer a = new Answer(candidates, windowNegated, computeStartSet(candidates, windowNegated));
+    // A race on the slot only changes which answer is replaced.
+    int slot = nextStartAnswer;
+    nextStartAnswer = (slot + 1) % START_MEMO;
+    startAnswers[slot] = a;
+    return a.states;
   }
 
   private long computeStartSet(long candidates, long windowNegated) {
@@ -419,23 +420,18 @@ final class QueryPlan {
       return false;
     }
 
-    // The last answer of next per adjacentHolds (false, true), with the masks it was asked with: a
-    // pure function asked for every bucket an event may extend, with few distinct masks.
-    private final boolean[] asked = new boolean[2];
-    private final long[] askedCandidates = new long[2];
-    private final long[] askedNegated = new long[2];
-    private final long[] answered = new long[2];
+    // The last answer of next per adjacentHolds (false, true).
+    private final Answer[] answers = new Answer[2];
 
     /** The states a prefix of this set moves to on an event in {@code candidates}. */
     long next(long candidates, long negated, boolean adjacentHolds) {
       int k = adjacentHolds ? 1 : 0;
-      if (!asked[k] || askedCandidates[k] != candidates || askedNegated[k] != negated) {
-        asked[k] = true;
-        answered[k] = computeNext(candidates, negated, adjacentHolds);
-        askedCandidates[k] = candidates;
-        askedNegated[k] = negated;
+      Answer a = answers[k];
+      if (a == null || a.candidates != candidates || a.negated != negated) {
+        a = new Answer(candidates, negated, computeNext(candidates, negated, adjacentHolds));
+        answers[k] = a;
       }
-      return answered[k];
+      return a.states;
     }
 
     private long computeNext(long candidates, long negated, boolean adjacentHolds) {

@@ -5,16 +5,8 @@ import dev.eventide.trends.TrendEngine;
 import dev.eventide.trends.engine.Engines;
 import dev.eventide.trends.internal.engine.WordCounts;
 import dev.eventide.trends.query.Workload;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The floor of a run's exact arithmetic ({@code eventide bench trends --floor}): a JVM started with
@@ -83,45 +75,18 @@ public final class ArithmeticFloor {
   /** Measures one setting in a fresh JVM with word counting on. */
   public static Result measure(
       TrendStreams.Kind stream, int eventsPerWindow, int windows, int queries) {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder builder =
-        new ProcessBuilder(
-                java,
-                "-Deventide.trends.countWords=true",
-                "-cp",
-                System.getProperty("java.class.path"),
-                ArithmeticFloor.class.getName(),
+    List<String> lines =
+        ChildJvm.run(
+            ArithmeticFloor.class,
+            List.of("-Deventide.trends.countWords=true"),
+            List.of(
                 stream.name(),
                 String.valueOf(eventsPerWindow),
                 String.valueOf(windows),
-                String.valueOf(queries))
-            .redirectErrorStream(true);
-    try {
-      Process process = builder.start();
-      List<String> lines = new ArrayList<>();
-      try (BufferedReader out =
-          new BufferedReader(
-              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line = out.readLine(); line != null; line = out.readLine()) {
-          lines.add(line);
-        }
-      }
-      if (!process.waitFor(JVM_LIMIT_SECONDS, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-        throw new IllegalStateException("a word-counting JVM ran for more than 30 minutes");
-      }
-      List<String> results = lines.stream().filter(l -> l.startsWith("floor ")).toList();
-      if (process.exitValue() != 0 || results.size() != 1) {
-        throw new IllegalStateException(
-            "a word-counting JVM failed (exit " + process.exitValue() + "): " + lines);
-      }
-      return Result.parse(results.get(0).substring(6));
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not launch a JVM", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while a word-counting JVM ran", e);
-    }
+                String.valueOf(queries)),
+            List.of("floor "),
+            JVM_LIMIT_SECONDS);
+    return Result.parse(lines.get(0));
   }
 
   /** The child JVM: {@code <stream> <events per window> <windows> <queries>}. */

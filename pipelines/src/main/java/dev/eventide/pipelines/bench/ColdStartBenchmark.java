@@ -7,18 +7,13 @@ import dev.eventide.trends.io.EventJson;
 import dev.eventide.trends.io.ResultJson;
 import dev.eventide.trends.io.TextLines;
 import dev.eventide.trends.query.Workload;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Where a short run's time goes ({@code eventide bench trends --cold}): a fresh JVM per measurement
@@ -120,44 +115,14 @@ public final class ColdStartBenchmark {
         engine, jvms, Phases.median(cold), Phases.median(warm), TrendsBenchmark.median(wall));
   }
 
+  /** The child's {@code cold} and {@code warm} lines. */
   private static List<String> launch(Path dir, Engines engine) {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder builder =
-        new ProcessBuilder(
-                java,
-                "-cp",
-                System.getProperty("java.class.path"),
-                ColdStartBenchmark.class.getName(),
-                dir.toString(),
-                engine.cliName())
-            .redirectErrorStream(true);
-    try {
-      Process process = builder.start();
-      List<String> lines = new ArrayList<>();
-      try (BufferedReader out =
-          new BufferedReader(
-              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line = out.readLine(); line != null; line = out.readLine()) {
-          lines.add(line);
-        }
-      }
-      if (!process.waitFor(JVM_LIMIT_SECONDS, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-        throw new IllegalStateException("a cold-start JVM ran for more than 10 minutes");
-      }
-      List<String> phases =
-          lines.stream().filter(l -> l.startsWith("cold ") || l.startsWith("warm ")).toList();
-      if (process.exitValue() != 0 || phases.size() != 2) {
-        throw new IllegalStateException(
-            "a cold-start JVM failed (exit " + process.exitValue() + "): " + lines);
-      }
-      return phases.stream().map(l -> l.substring(5)).toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not launch a JVM", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while a cold-start JVM ran", e);
-    }
+    return ChildJvm.run(
+        ColdStartBenchmark.class,
+        List.of(),
+        List.of(dir.toString(), engine.cliName()),
+        List.of("cold ", "warm "),
+        JVM_LIMIT_SECONDS);
   }
 
   /**

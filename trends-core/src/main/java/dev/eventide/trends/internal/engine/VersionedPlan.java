@@ -29,7 +29,12 @@ public final class VersionedPlan {
   /** Per version and unit, {@link #lastUsefulEnd}: asked for every event, computed once. */
   private long[][] lastUsefulEnds;
 
-  private VersionedPlan() {}
+  /** The number of the first version; versions are numbered consecutively from it. */
+  private final int first;
+
+  private VersionedPlan(int first) {
+    this.first = first;
+  }
 
   /**
    * Compiles the workload and its changes, applied in {@link WorkloadChange#ORDER}.
@@ -39,85 +44,115 @@ public final class VersionedPlan {
    */
   public static VersionedPlan compile(
       Workload initial, List<WorkloadChange> changes, Sharing sharing) {
-    VersionedPlan versions = new VersionedPlan();
     List<WorkloadChange> ordered = new ArrayList<>(changes);
     ordered.sort(WorkloadChange.ORDER);
-    Workload current = initial;
-    List<Workload> workloads = new ArrayList<>(List.of(initial));
-    versions.froms.add(Long.MIN_VALUE);
-    for (int i = 0; i < ordered.size(); i++) {
-      WorkloadChange c = ordered.get(i);
-      try {
-        current = c.applyTo(current);
-        CompiledQuery.compile(current.queries());
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(
-            "the workload change (" + c.describe() + ") does not apply: " + e.getMessage(), e);
+    List<WorkloadVersion> versions = new ArrayList<>(List.of(WorkloadVersion.initial(initial)));
+    for (int i = 0; i < ordered.size(); ) {
+      int j = i;
+      while (j < ordered.size() && ordered.get(j).time() == ordered.get(i).time()) {
+        j++;
       }
-      for (String removed : c.remove()) {
-        for (int v = 0; v < workloads.size(); v++) {
-          versions.removalsOf(v).putIfAbsent(removed, c.time());
+      WorkloadVersion last = versions.get(versions.size() - 1);
+      versions.add(
+          last.next(
+              ordered.subList(i, j),
+              (c, reason) -> {
+                throw new IllegalArgumentException(
+                    "the workload change (" + c.describe() + ") does not apply: " + reason);
+              }));
+      i = j;
+    }
+    return of(versions, sharing);
+  }
+
+  /**
+   * Compiles consecutive versions of a workload (as {@link WorkloadVersion#next} makes them), each
+   * in force from its own time: a runner that learns of versions as the job runs compiles those it
+   * knows (an event before the first has no route), and a key of one version compiles that version
+   * alone (it knows of no later version and no removal: {@link #inForce} is then decided where the
+   * later versions are known). A query is removed from the versions before the one whose changes
+   * removed it.
+   *
+   * @throws IllegalArgumentException if the versions are not consecutive
+   */
+  public static VersionedPlan of(List<WorkloadVersion> list, Sharing sharing) {
+    if (list.isEmpty()) {
+      throw new IllegalArgumentException("a versioned plan needs at least one version");
+    }
+    VersionedPlan versions = new VersionedPlan(list.get(0).number());
+    for (int i = 0; i < list.size(); i++) {
+      WorkloadVersion w = list.get(i);
+      if (w.number() != versions.first + i) {
+        throw new IllegalArgumentException(
+            "versions must be consecutive, but " + w.number() + " follows " + (w.number() - i));
+      }
+      versions.froms.add(w.from());
+      versions.removals.add(new HashMap<>());
+      for (String removed : w.removed()) {
+        for (int v = 0; v < i; v++) {
+          versions.removals.get(v).putIfAbsent(removed, w.from());
         }
       }
-      boolean lastAtThisTime = i + 1 == ordered.size() || ordered.get(i + 1).time() != c.time();
-      if (lastAtThisTime) {
-        workloads.add(current);
-        versions.froms.add(c.time());
-      }
     }
-    for (int v = 0; v < workloads.size(); v++) {
-      versions.plans.add(TrendPlan.compile(workloads.get(v), sharing));
+    for (int i = 0; i < list.size(); i++) {
+      Workload workload = list.get(i).workload();
+      versions.plans.add(TrendPlan.compile(workload, sharing));
       // A version's removals come from changes after it began; only its own queries count.
-      versions.removalsOf(v).keySet().retainAll(names(workloads.get(v)));
+      versions.removals.get(i).keySet().retainAll(names(workload));
     }
-    versions.lastUsefulEnds = new long[workloads.size()][];
-    for (int v = 0; v < workloads.size(); v++) {
-      TrendPlan plan = versions.plans.get(v);
+    versions.lastUsefulEnds = new long[list.size()][];
+    for (int i = 0; i < list.size(); i++) {
+      TrendPlan plan = versions.plans.get(i);
       long[] ends = new long[plan.unitCount()];
       for (int unit = 0; unit < ends.length; unit++) {
         long last = Long.MIN_VALUE;
         for (String query : plan.queryNames(unit)) {
-          last = Math.max(last, versions.removedAt(v, query));
+          last = Math.max(last, versions.removals.get(i).getOrDefault(query, Long.MAX_VALUE));
         }
         ends[unit] = last;
       }
-      versions.lastUsefulEnds[v] = ends;
+      versions.lastUsefulEnds[i] = ends;
     }
     return versions;
-  }
-
-  private Map<String, Long> removalsOf(int version) {
-    while (removals.size() <= version) {
-      removals.add(new HashMap<>());
-    }
-    return removals.get(version);
   }
 
   private static List<String> names(Workload w) {
     return w.queries().stream().map(Query::name).toList();
   }
 
+  /** How many versions there are. */
   public int versions() {
     return plans.size();
   }
 
+  /** The number of the first version (0 when compiled from a schedule). */
+  public int firstVersion() {
+    return first;
+  }
+
+  /** The number of the last version. */
+  public int lastVersion() {
+    return first + plans.size() - 1;
+  }
+
   public TrendPlan plan(int version) {
-    return plans.get(version);
+    return plans.get(version - first);
   }
 
   /** The time from which a version's windows start ({@code Long.MIN_VALUE} for version 0). */
   public long from(int version) {
-    return froms.get(version);
+    return froms.get(version - first);
   }
 
   /** The time from which the next version's windows start ({@code Long.MAX_VALUE}: none). */
   public long until(int version) {
-    return version + 1 < froms.size() ? froms.get(version + 1) : Long.MAX_VALUE;
+    int next = version - first + 1;
+    return next < froms.size() ? froms.get(next) : Long.MAX_VALUE;
   }
 
   /** When a query of a version is removed from the workload ({@code Long.MAX_VALUE}: never). */
   public long removedAt(int version, String query) {
-    return removals.get(version).getOrDefault(query, Long.MAX_VALUE);
+    return removals.get(version - first).getOrDefault(query, Long.MAX_VALUE);
   }
 
   /**
@@ -126,7 +161,7 @@ public final class VersionedPlan {
    * nothing, so no event is routed for them and no key waits for them.
    */
   public long lastUsefulEnd(int version, int unit) {
-    return lastUsefulEnds[version][unit];
+    return lastUsefulEnds[version - first][unit];
   }
 
   /** A version's unit reading an event, with the event's partition there. */
@@ -135,11 +170,11 @@ public final class VersionedPlan {
   /** The (version, unit) pairs that read the event and have a window holding its time. */
   public List<Route> route(Event e) {
     List<Route> routes = new ArrayList<>();
-    for (int v = 0; v < plans.size(); v++) {
+    for (int v = first; v <= lastVersion(); v++) {
       if (from(v) > e.time()) {
         break;
       }
-      TrendPlan plan = plans.get(v);
+      TrendPlan plan = plan(v);
       for (TrendPlan.Route r : plan.route(e)) {
         if (plan.hasWindow(r.unit(), e.time(), from(v), until(v), lastUsefulEnd(v, r.unit()))) {
           routes.add(new Route(v, r.unit(), r.partition()));
@@ -151,14 +186,14 @@ public final class VersionedPlan {
 
   /** A new state of a version's unit and partition, opening only the version's windows. */
   public TrendState newState(int version, int unit, List<Object> partition) {
-    TrendState state = plans.get(version).newState(unit, partition);
+    TrendState state = plan(version).newState(unit, partition);
     limit(version, state);
     return state;
   }
 
   /** Limits a (decoded) state of the version to the version's windows. */
   public void limit(int version, TrendState state) {
-    plans.get(version).limitWindows(state, from(version), until(version));
+    plan(version).limitWindows(state, from(version), until(version));
   }
 
   /** Whether a result of the version is one to emit: its query was not removed before its end. */
@@ -167,13 +202,22 @@ public final class VersionedPlan {
   }
 
   /**
+   * Whether a window's result belongs to its version: the window starts before the next version's
+   * time ({@code until}) and ends by its query's removal ({@code removedAt}), both {@code
+   * Long.MAX_VALUE} when there is none.
+   */
+  public static boolean inForce(long windowStart, long windowEnd, long until, long removedAt) {
+    return windowStart < until && windowEnd <= removedAt;
+  }
+
+  /**
    * Retires from the state the queries removed at or before {@code closedUpTo}, the time up to
    * which its windows are closed: every window they may still give a result for has been closed.
    */
   public void retireClosed(int version, TrendState state, long closedUpTo) {
-    TrendPlan plan = plans.get(version);
+    TrendPlan plan = plan(version);
     removals
-        .get(version)
+        .get(version - first)
         .forEach(
             (query, at) -> {
               if (at <= closedUpTo) {

@@ -95,6 +95,15 @@ final class JavadocGivens {
               "import dev.eventide.trends.beam.DeadLetter;",
               "PCollection<Event> events; Workload workload;"),
           given("TieringMetrics.java", "", "Pipeline pipeline;"),
+          given(
+              "RefusedChange.java",
+              "",
+              "PCollection<Event> events; Workload workload; PCollection<WorkloadChange> changes;"),
+          given(
+              "WorkloadVersion.java",
+              "import dev.eventide.trends.internal.engine.WorkloadVersion;",
+              "Workload workload; List<WorkloadChange> changesAt3600000;"
+                  + " void log(WorkloadChange change, String reason) {}"),
           given("WindowFunction.java", "", ""),
           given("Event.java", "", ""),
           given("TrendResult.java", "", "Workload workload; List<Event> events;"),

@@ -2,6 +2,7 @@ package dev.eventide.trends.beam;
 
 import dev.eventide.trends.Event;
 import dev.eventide.trends.TrendResult;
+import dev.eventide.trends.query.WorkloadChange;
 import java.util.List;
 import org.apache.beam.sdk.coders.CoderProvider;
 import org.apache.beam.sdk.coders.CoderProviderRegistrar;
@@ -18,14 +19,21 @@ import org.apache.beam.sdk.values.TypeDescriptor;
 public final class Registrars {
   private Registrars() {}
 
-  /** The coders of {@link Event}, {@link TrendResult} and {@link DeadLetter}. */
+  /**
+   * The coders of {@link Event}, {@link TrendResult}, {@link DeadLetter}, {@link WorkloadChange}
+   * and {@link RefusedChange}.
+   */
   public static final class Coders implements CoderProviderRegistrar {
     @Override
     public List<CoderProvider> getCoderProviders() {
       return List.of(
           CoderProviders.forCoder(TypeDescriptor.of(Event.class), EventCoder.of()),
           CoderProviders.forCoder(TypeDescriptor.of(TrendResult.class), TrendResultCoder.of()),
-          CoderProviders.forCoder(TypeDescriptor.of(DeadLetter.class), DeadLetter.Coder.of()));
+          CoderProviders.forCoder(TypeDescriptor.of(DeadLetter.class), DeadLetter.Coder.of()),
+          CoderProviders.forCoder(
+              TypeDescriptor.of(WorkloadChange.class), WorkloadChangeCoder.of()),
+          CoderProviders.forCoder(
+              TypeDescriptor.of(RefusedChange.class), RefusedChange.Coder.of()));
     }
   }
 

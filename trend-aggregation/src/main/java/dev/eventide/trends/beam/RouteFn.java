@@ -117,9 +117,17 @@ final class RouteFn extends DoFn<Event, KV<String, Event>> {
    * value length-prefixed, so that no two groups share a key.
    */
   static String key(int version, int unit, List<Object> group) {
+    return key(version > 0 ? Integer.toString(version) : null, unit, group);
+  }
+
+  /**
+   * The key of a unit and group of the version a tag names (null: version 0): with changes sent
+   * while the job runs, the tag names the version's block too ({@link VersionStore}).
+   */
+  static String key(String versionTag, int unit, List<Object> group) {
     StringBuilder key = new StringBuilder();
-    if (version > 0) {
-      key.append(version).append(':');
+    if (versionTag != null) {
+      key.append(versionTag).append(':');
     }
     key.append(unit).append('/');
     for (Object v : group) {
@@ -133,6 +141,13 @@ final class RouteFn extends DoFn<Event, KV<String, Event>> {
   static int unitOf(String key) {
     String head = key.substring(0, key.indexOf('/'));
     return Integer.parseInt(head.substring(head.indexOf(':') + 1));
+  }
+
+  /** The tag of the version a key evaluates ({@link ChangeLogFn#INITIAL} for version 0). */
+  static String versionTagOf(String key) {
+    int colon = key.indexOf(':');
+    int slash = key.indexOf('/');
+    return colon < 0 || colon > slash ? ChangeLogFn.INITIAL : key.substring(0, colon);
   }
 
   static int versionOf(String key) {

@@ -16,12 +16,15 @@ import java.util.Objects;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.WithKeys;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
 import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.PCollectionTuple;
@@ -99,6 +102,12 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
   private final Duration allowedLateness;
   private final Retention retention;
   private final Duration clearedKeyMemory;
+  // Changes sent while the job runs, and the store of their versions (null: none).
+  private final transient PCollection<WorkloadChange> liveChanges;
+  private final String versionStoreUri;
+
+  /** How many shards route the events of a workload changed while the job runs. */
+  static final int SEQUENCER_SHARDS = 64;
 
   /** How long a cleared key remembers its watermark by default: 10 minutes of event time. */
   static final Duration DEFAULT_CLEARED_KEY_MEMORY = Duration.standardMinutes(10);
@@ -115,13 +124,34 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
       Sharing sharing,
       Duration allowedLateness,
       Retention retention,
-      Duration clearedKeyMemory) {
+      Duration clearedKeyMemory,
+      PCollection<WorkloadChange> liveChanges,
+      String versionStoreUri) {
     this.workload = workload;
     this.changes = changes;
     this.sharing = sharing;
     this.allowedLateness = allowedLateness;
     this.retention = retention;
     this.clearedKeyMemory = clearedKeyMemory;
+    this.liveChanges = liveChanges;
+    this.versionStoreUri = versionStoreUri;
+  }
+
+  private TrendAggregate with(
+      List<WorkloadChange> changes,
+      Sharing sharing,
+      Duration allowedLateness,
+      Retention retention,
+      Duration clearedKeyMemory) {
+    return new TrendAggregate(
+        workload,
+        changes,
+        sharing,
+        allowedLateness,
+        retention,
+        clearedKeyMemory,
+        liveChanges,
+        versionStoreUri);
   }
 
   /**
@@ -141,7 +171,9 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
         Sharing.DYNAMIC,
         Duration.ZERO,
         Retention.IN_BEAM_STATE,
-        DEFAULT_CLEARED_KEY_MEMORY);
+        DEFAULT_CLEARED_KEY_MEMORY,
+        null,
+        null);
   }
 
   /**
@@ -171,15 +203,73 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
    */
   public TrendAggregate withWorkloadChanges(List<WorkloadChange> changes) {
     List<WorkloadChange> copy = List.copyOf(Objects.requireNonNull(changes, "changes"));
+    if (liveChanges != null) {
+      throw new IllegalArgumentException(BOTH_KINDS_OF_CHANGES);
+    }
     VersionedPlan.compile(workload, copy, sharing);
+    return with(copy, sharing, allowedLateness, retention, clearedKeyMemory);
+  }
+
+  private static final String BOTH_KINDS_OF_CHANGES =
+      "a TrendAggregate takes a schedule of changes or changes sent while it runs, not both: send"
+          + " the schedule's changes in the PCollection too";
+
+  /**
+   * Changes the workload while the job runs, by changes sent in a {@code PCollection}: as {@link
+   * #withWorkloadChanges(List)} does for a schedule known when the pipeline is built (the same
+   * rules: an added query evaluates the windows that start at or after its time, a removed one
+   * gives nothing for the windows that end after it, the other queries give exactly what they give
+   * without the changes), whatever order changes and events arrive in. A change applies once the
+   * changes' watermark has passed its time; one that does not apply to the workload then in force
+   * (its text does not parse, a name already running or not running), or that arrives after that
+   * watermark passed its time, goes to {@link Result#refusedChanges()} with the reason, and the job
+   * goes on without it.
+   *
+   * <p>Give each change its time as timestamp ({@code WithTimestamps.of(WorkloadChange::time)}),
+   * and the changes a watermark that advances (a source that has no change to send still moves its
+   * watermark on): events wait for it, since an event cannot be evaluated before every change up to
+   * its time is known. Each version of the workload is written to the block store {@code
+   * versionStoreUri} ({@code file:///dir}, {@code gs://bucket/prefix}, {@code memory:name} for
+   * tests), which every worker must be able to read, before any event is routed to it: a key finds
+   * its version there after a restore; a version's block is deleted once its windows have expired
+   * (plus {@link #withPurgeDelay the purge delay}). docs/trends-query-language.md, "Changing the
+   * workload", has the rules; docs/trend-aggregation.md what it costs.
+   *
+   * <pre>{@code
+   * PCollection<WorkloadChange> changes =
+   *     events
+   *         .getPipeline()
+   *         .apply(Create.of(WorkloadChange.remove(1_700_007_200_000L, "pool_trips")))
+   *         .apply(WithTimestamps.of((WorkloadChange c) -> new Instant(c.time())));
+   * TrendAggregate.Result out =
+   *     events.apply(
+   *         TrendAggregate.of(workload).withWorkloadChanges(changes, "file:///var/eventide/versions"));
+   * PCollection<RefusedChange> refused = out.refusedChanges();
+   * }</pre>
+   *
+   * @throws IllegalArgumentException if the URI is not a store's, or with a schedule of changes
+   */
+  public TrendAggregate withWorkloadChanges(
+      PCollection<WorkloadChange> changes, String versionStoreUri) {
+    Objects.requireNonNull(changes, "changes");
+    BlockStores.checkUri(versionStoreUri);
+    if (!this.changes.isEmpty()) {
+      throw new IllegalArgumentException(BOTH_KINDS_OF_CHANGES);
+    }
     return new TrendAggregate(
-        workload, copy, sharing, allowedLateness, retention, clearedKeyMemory);
+        workload,
+        List.of(),
+        sharing,
+        allowedLateness,
+        retention,
+        clearedKeyMemory,
+        changes,
+        versionStoreUri);
   }
 
   /** How queries share bursts: DYNAMIC (default, HAMLET), STATIC (always) or NONE. */
   public TrendAggregate withSharing(Sharing sharing) {
-    return new TrendAggregate(
-        workload,
+    return with(
         changes,
         Objects.requireNonNull(sharing, "sharing"),
         allowedLateness,
@@ -197,7 +287,7 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
     if (lateness.getMillis() < 0) {
       throw new IllegalArgumentException("allowed lateness must be >= 0, but was " + lateness);
     }
-    return new TrendAggregate(workload, changes, sharing, lateness, retention, clearedKeyMemory);
+    return with(changes, sharing, lateness, retention, clearedKeyMemory);
   }
 
   /**
@@ -222,7 +312,7 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
     if (memory.getMillis() < 0) {
       throw new IllegalArgumentException("the cleared-key memory must be >= 0, but was " + memory);
     }
-    return new TrendAggregate(workload, changes, sharing, allowedLateness, retention, memory);
+    return with(changes, sharing, allowedLateness, retention, memory);
   }
 
   /**
@@ -248,8 +338,7 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
       throw new IllegalArgumentException(
           "the memory bucket must hold >= 0 events, but was " + memoryEvents);
     }
-    return new TrendAggregate(
-        workload,
+    return with(
         changes,
         sharing,
         allowedLateness,
@@ -270,8 +359,7 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
     if (delay.getMillis() < 0) {
       throw new IllegalArgumentException("the purge delay must be >= 0, but was " + delay);
     }
-    return new TrendAggregate(
-        workload,
+    return with(
         changes,
         sharing,
         allowedLateness,
@@ -288,6 +376,9 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
               + ") needs withAllowedLateness(> 0): without allowed lateness a key keeps at most one"
               + " WITHIN of events, in Beam state");
     }
+    if (liveChanges != null) {
+      return expandWithLiveChanges(events);
+    }
     PCollectionTuple routed =
         events
             .apply("IntoGlobalWindow", Window.<Event>into(new GlobalWindows()))
@@ -295,48 +386,122 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
                 "Route",
                 ParDo.of(new RouteFn(workload, changes, sharing))
                     .withOutputTags(RouteFn.ROUTED, TupleTagList.of(RouteFn.DEAD)));
-    PCollectionTuple aggregated =
-        routed
-            .get(RouteFn.ROUTED)
-            .setCoder(KvCoder.of(StringUtf8Coder.of(), EventCoder.of()))
-            .apply(
-                "Aggregate",
-                ParDo.of(
-                        new TrendAggregateFn(
-                            workload,
-                            changes,
-                            sharing,
-                            allowedLateness.getMillis(),
-                            retention,
-                            clearedKeyMemory.getMillis()))
-                    .withOutputTags(
-                        TrendAggregateFn.RESULTS, TupleTagList.of(TrendAggregateFn.DEAD)));
+    PCollectionTuple aggregated = aggregate(routed.get(RouteFn.ROUTED), null);
     PCollection<TrendResult> results =
-        aggregated
-            .get(TrendAggregateFn.RESULTS)
-            .setCoder(TrendResultCoder.of())
+        intoResultWindows(aggregated.get(TrendAggregateFn.RESULTS).setCoder(TrendResultCoder.of()));
+    PCollection<DeadLetter> deadLetters =
+        deadLetters(routed.get(RouteFn.DEAD), aggregated.get(TrendAggregateFn.DEAD));
+    return new Result(events.getPipeline(), results, deadLetters, null);
+  }
+
+  /**
+   * Changes sent while the job runs: a change log decides the versions, shards of a sequencer route
+   * each event once every version in force by its time is known, the keys evaluate their versions,
+   * and a filter keeps each version's results of its own windows (docs/decisions/
+   * workload-changes-on-beam.md).
+   */
+  private Result expandWithLiveChanges(PCollection<Event> events) {
+    if (liveChanges.getPipeline() != events.getPipeline()) {
+      throw new IllegalArgumentException(
+          "the workload changes are a PCollection of another pipeline than the events'");
+    }
+    VersionStore versions = new VersionStore(versionStoreUri, workload, sharing);
+    PCollectionTuple log =
+        liveChanges
+            .apply("ChangesIntoGlobalWindow", Window.<WorkloadChange>into(new GlobalWindows()))
+            .apply("KeyChanges", WithKeys.of(0))
+            .setCoder(KvCoder.of(VarIntCoder.of(), WorkloadChangeCoder.of()))
             .apply(
-                "IntoResultWindows",
-                // The allowed lateness a windowed GroupByKey would carry: a window downstream
-                // keeps the LATE panes instead of dropping them as late data.
-                Window.<TrendResult>into(new ResultWindows())
-                    .withAllowedLateness(allowedLateness)
-                    .accumulatingFiredPanes());
-    results.setSchema(
+                "ChangeLog",
+                ParDo.of(
+                        new ChangeLogFn(
+                            workload, versions, SEQUENCER_SHARDS, allowedLateness.getMillis()))
+                    .withOutputTags(
+                        ChangeLogFn.VERSIONS,
+                        TupleTagList.of(ChangeLogFn.BOUNDS).and(ChangeLogFn.REFUSED)));
+    KvCoder<Integer, Sequenced> sequencedCoder = KvCoder.of(VarIntCoder.of(), Sequenced.Coder.of());
+    KvCoder<String, Filtered> filteredCoder = KvCoder.of(StringUtf8Coder.of(), Filtered.Coder.of());
+    PCollection<KV<Integer, Sequenced>> shardedEvents =
+        events
+            .apply("IntoGlobalWindow", Window.<Event>into(new GlobalWindows()))
+            .apply("Shard", ParDo.of(new SequencerFn.ShardFn(SEQUENCER_SHARDS)))
+            .setCoder(sequencedCoder);
+    PCollectionTuple sequenced =
+        PCollectionList.of(log.get(ChangeLogFn.VERSIONS).setCoder(sequencedCoder))
+            .and(shardedEvents)
+            .apply("VersionsAndEvents", Flatten.pCollections())
+            .apply(
+                "Sequence",
+                ParDo.of(new SequencerFn(workload, sharing, allowedLateness.getMillis()))
+                    .withOutputTags(SequencerFn.ROUTED, TupleTagList.of(SequencerFn.DEAD)));
+    PCollectionTuple aggregated = aggregate(sequenced.get(SequencerFn.ROUTED), versions);
+    aggregated.get(TrendAggregateFn.RESULTS).setCoder(TrendResultCoder.of());
+    PCollection<TrendResult> filtered =
+        PCollectionList.of(aggregated.get(TrendAggregateFn.VERSIONED).setCoder(filteredCoder))
+            .and(log.get(ChangeLogFn.BOUNDS).setCoder(filteredCoder))
+            .apply("ResultsAndBounds", Flatten.pCollections())
+            .apply(
+                "KeepEachVersionsOwn",
+                ParDo.of(new ResultFilterFn(versions, retention.purgeDelayMillis())))
+            .setCoder(TrendResultCoder.of());
+    PCollection<DeadLetter> deadLetters =
+        deadLetters(sequenced.get(SequencerFn.DEAD), aggregated.get(TrendAggregateFn.DEAD));
+    PCollection<RefusedChange> refused =
+        log.get(ChangeLogFn.REFUSED).setCoder(RefusedChange.Coder.of());
+    return new Result(events.getPipeline(), intoResultWindows(filtered), deadLetters, refused);
+  }
+
+  private PCollectionTuple aggregate(
+      PCollection<KV<String, Event>> routed, VersionStore liveVersions) {
+    TupleTagList outputs = TupleTagList.of(TrendAggregateFn.DEAD);
+    if (liveVersions != null) {
+      outputs = outputs.and(TrendAggregateFn.VERSIONED);
+    }
+    return routed
+        .setCoder(KvCoder.of(StringUtf8Coder.of(), EventCoder.of()))
+        .apply(
+            "Aggregate",
+            ParDo.of(
+                    new TrendAggregateFn(
+                        workload,
+                        changes,
+                        sharing,
+                        allowedLateness.getMillis(),
+                        retention,
+                        clearedKeyMemory.getMillis(),
+                        liveVersions))
+                .withOutputTags(TrendAggregateFn.RESULTS, outputs));
+  }
+
+  private PCollection<TrendResult> intoResultWindows(PCollection<TrendResult> results) {
+    PCollection<TrendResult> windowed =
+        results.apply(
+            "IntoResultWindows",
+            // The allowed lateness a windowed GroupByKey would carry: a window downstream
+            // keeps the LATE panes instead of dropping them as late data.
+            Window.<TrendResult>into(new ResultWindows())
+                .withAllowedLateness(allowedLateness)
+                .accumulatingFiredPanes());
+    windowed.setSchema(
         TrendSchemas.RESULT,
         TypeDescriptor.of(TrendResult.class),
         TrendSchemas::toRow,
         TrendSchemas::resultFromRow);
+    return windowed;
+  }
+
+  private static PCollection<DeadLetter> deadLetters(
+      PCollection<DeadLetter> routing, PCollection<DeadLetter> aggregating) {
     PCollection<DeadLetter> deadLetters =
-        PCollectionList.of(routed.get(RouteFn.DEAD).setCoder(DeadLetter.Coder.of()))
-            .and(aggregated.get(TrendAggregateFn.DEAD).setCoder(DeadLetter.Coder.of()))
+        PCollectionList.of(routing.setCoder(DeadLetter.Coder.of()))
+            .and(aggregating.setCoder(DeadLetter.Coder.of()))
             .apply("DeadLetters", Flatten.pCollections());
     deadLetters.setSchema(
         TrendSchemas.DEAD_LETTER,
         TypeDescriptor.of(DeadLetter.class),
         TrendSchemas::toRow,
         TrendSchemas::deadLetterFromRow);
-    return new Result(events.getPipeline(), results, deadLetters);
+    return deadLetters;
   }
 
   @Override
@@ -351,6 +516,9 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
                 .withLabel("Query names"))
         .add(DisplayData.item("sharing", sharing.toString()).withLabel("Sharing"))
         .add(DisplayData.item("workloadChanges", changes.size()).withLabel("Workload changes"))
+        .addIfNotNull(
+            DisplayData.item("workloadVersionStore", versionStoreUri)
+                .withLabel("Store of workload versions (changes sent while the job runs)"))
         .add(DisplayData.item("allowedLateness", allowedLateness).withLabel("Allowed lateness"))
         .add(
             DisplayData.item("clearedKeyMemory", clearedKeyMemory)
@@ -373,16 +541,22 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
   public static final class Result implements POutput {
     private static final TupleTag<TrendResult> RESULTS = new TupleTag<>("results");
     private static final TupleTag<DeadLetter> DEAD_LETTERS = new TupleTag<>("deadLetters");
+    private static final TupleTag<RefusedChange> REFUSED_CHANGES = new TupleTag<>("refusedChanges");
 
     private final Pipeline pipeline;
     private final PCollection<TrendResult> results;
     private final PCollection<DeadLetter> deadLetters;
+    private final PCollection<RefusedChange> refusedChanges;
 
     private Result(
-        Pipeline pipeline, PCollection<TrendResult> results, PCollection<DeadLetter> deadLetters) {
+        Pipeline pipeline,
+        PCollection<TrendResult> results,
+        PCollection<DeadLetter> deadLetters,
+        PCollection<RefusedChange> refusedChanges) {
       this.pipeline = pipeline;
       this.results = results;
       this.deadLetters = deadLetters;
+      this.refusedChanges = refusedChanges;
     }
 
     /** One result per query, window and group with a trend, and per late re-evaluation. */
@@ -395,6 +569,22 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
       return deadLetters;
     }
 
+    /**
+     * The workload changes sent while the job runs that did not apply, with the reason, at their
+     * time in the global window.
+     *
+     * @throws IllegalStateException unless the transform takes changes sent while it runs ({@link
+     *     TrendAggregate#withWorkloadChanges(PCollection, String)})
+     */
+    public PCollection<RefusedChange> refusedChanges() {
+      if (refusedChanges == null) {
+        throw new IllegalStateException(
+            "refused changes come only from a TrendAggregate that takes changes sent while it"
+                + " runs: withWorkloadChanges(PCollection, String)");
+      }
+      return refusedChanges;
+    }
+
     @Override
     public Pipeline getPipeline() {
       return pipeline;
@@ -402,7 +592,9 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
 
     @Override
     public Map<TupleTag<?>, PValue> expand() {
-      return Map.of(RESULTS, results, DEAD_LETTERS, deadLetters);
+      return refusedChanges == null
+          ? Map.of(RESULTS, results, DEAD_LETTERS, deadLetters)
+          : Map.of(RESULTS, results, DEAD_LETTERS, deadLetters, REFUSED_CHANGES, refusedChanges);
     }
 
     @Override

@@ -83,6 +83,8 @@ import org.joda.time.Instant;
 final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   static final TupleTag<TrendResult> RESULTS = new TupleTag<>() {};
   static final TupleTag<DeadLetter> DEAD = new TupleTag<>() {};
+  // With changes sent while the job runs: results keyed by version tag and query, to be filtered.
+  static final TupleTag<KV<String, Filtered>> VERSIONED = new TupleTag<>() {};
 
   private static final String PENDING = "pending";
   private static final String PENDING_SLICES = "pendingSlices";
@@ -160,10 +162,13 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   private final long lateness;
   private final TrendAggregate.Retention retention;
   private final long clearedKeyMemory;
+  // Null unless the workload changes while the job runs: then keys read their versions here.
+  private final VersionStore liveVersions;
 
   private transient VersionedPlan versions;
   private transient TrendStateCodec[] codecs;
   private transient BlockStore store;
+  private transient BlockStore versionBlocks;
   // The owners of a key's blocks: stable across restarts and savepoints (the queries and the key),
   // so a restored job deletes what its earlier run wrote. Blocks written before the tiered bag
   // have owners of another prefix: neither collects the other's blocks as orphans.
@@ -176,13 +181,15 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       Sharing sharing,
       long allowedLatenessMillis,
       TrendAggregate.Retention retention,
-      long clearedKeyMemoryMillis) {
+      long clearedKeyMemoryMillis,
+      VersionStore liveVersions) {
     this.workload = workload;
     this.changes = List.copyOf(changes);
     this.sharing = sharing;
     this.lateness = allowedLatenessMillis;
     this.retention = retention;
     this.clearedKeyMemory = clearedKeyMemoryMillis;
+    this.liveVersions = liveVersions;
   }
 
   @Setup
@@ -191,6 +198,9 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     codecs = new TrendStateCodec[versions.versions()];
     for (int v = 0; v < codecs.length; v++) {
       codecs[v] = TrendStateCodec.of(versions.plan(v));
+    }
+    if (liveVersions != null) {
+      versionBlocks = liveVersions.open();
     }
     if (retention.storeUri() != null) {
       store = RetainedBlocks.counted(BlockStores.open(retention.storeUri()));
@@ -206,6 +216,9 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     if (store != null) {
       store.close();
     }
+    if (versionBlocks != null) {
+      versionBlocks.close();
+    }
   }
 
   @ProcessElement
@@ -218,8 +231,24 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @TimerId(FIRE) Timer fire,
       @TimerId(FORGET) Timer forget,
       MultiOutputReceiver out) {
-    Scope scope = scope(element.getKey());
+    Scope scope = scopeIfKept(element.getKey());
     Event e = element.getValue();
+    if (scope == null) {
+      TrendMetrics.DEAD_LETTERS.inc();
+      out.get(DEAD)
+          .outputWithTimestamp(
+              new DeadLetter(
+                  e,
+                  "later than the allowed lateness of "
+                      + lateness
+                      + " ms: every window of version "
+                      + RouteFn.versionTagOf(element.getKey())
+                      + " of the workload holding time "
+                      + e.time()
+                      + " had expired"),
+              new Instant(e.time()));
+      return;
+    }
     clearedAt.readLater();
     Progress read = progress.read();
     Progress p = orNew(read);
@@ -686,7 +715,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
         closed.merge(new Progress.PaneKey(r.windowStart(), r.query()), r, WindowResult::combine);
       }
       // Every window a removed query may still give a result for is closed by now.
-      versions.retireClosed(scope.version, s, end);
+      scope.versions.retireClosed(scope.version, s, end);
       if (s.isEmpty()) {
         it.remove();
       }
@@ -696,7 +725,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
 
   private void emit(
       MultiOutputReceiver out, Scope scope, Progress p, WindowResult r, PaneInfo.Timing timing) {
-    if (!versions.emits(scope.version, r)) {
+    if (!scope.versions.emits(scope.version, r)) {
       return; // its query was removed from the workload before the window ended
     }
     Progress.PaneKey k = new Progress.PaneKey(r.windowStart(), r.query());
@@ -705,11 +734,24 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       p.panes.put(k, index + 1);
     }
     PaneInfo pane = PaneInfo.createPane(index == 0, lateness == 0, timing, index, index);
-    out.get(RESULTS)
-        .builder(r.toTrendResult())
-        .setTimestamp(new Instant(r.windowEnd() - 1))
-        .setPaneInfo(pane)
-        .output();
+    Instant timestamp = new Instant(r.windowEnd() - 1);
+    if (liveVersions != null) {
+      // Whether the window is the version's is known where the later versions are.
+      out.get(VERSIONED)
+          .builder(
+              KV.of(
+                  ResultFilterFn.key(scope.tag, r.query()),
+                  Filtered.result(r.toTrendResult(), pane)))
+          .setTimestamp(timestamp)
+          .setPaneInfo(pane)
+          .output();
+    } else {
+      out.get(RESULTS)
+          .builder(r.toTrendResult())
+          .setTimestamp(timestamp)
+          .setPaneInfo(pane)
+          .output();
+    }
     TrendMetrics.WINDOWS_EMITTED.inc();
     if (timing == PaneInfo.Timing.LATE) {
       TrendMetrics.LATE_PANES.inc();
@@ -759,7 +801,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   private long firstEnd(Scope scope, long t) {
     SlidingWindows windows = scope.plan.windows(scope.unit);
     long end = windows.firstEnd(t);
-    long from = versions.from(scope.version);
+    long from = scope.versions.from(scope.version);
     return from == Long.MIN_VALUE
         ? end
         : Math.max(end, windows.end(windows.firstStartingAtOrAfter(from)));
@@ -779,11 +821,11 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   private long lastEnd(Scope scope, long t) {
     SlidingWindows windows = scope.plan.windows(scope.unit);
     long end = windows.lastEnd(t);
-    long until = versions.until(scope.version);
+    long until = scope.versions.until(scope.version);
     if (until != Long.MAX_VALUE) {
       end = Math.min(end, windows.end(windows.firstStartingAtOrAfter(until) - 1));
     }
-    long useful = versions.lastUsefulEnd(scope.version, scope.unit);
+    long useful = scope.versions.lastUsefulEnd(scope.version, scope.unit);
     if (useful != Long.MAX_VALUE) {
       end = Math.min(end, windows.lastEndAtOrBefore(useful));
     }
@@ -817,8 +859,8 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     Map<List<Object>, TrendState> states = new LinkedHashMap<>();
     if (encoded != null) {
       for (byte[] bytes : encoded) {
-        TrendState s = codecs[scope.version].decode(bytes);
-        versions.limit(scope.version, s);
+        TrendState s = scope.codec.decode(bytes);
+        scope.versions.limit(scope.version, s);
         states.put(s.partition(), s);
       }
     }
@@ -828,7 +870,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
   private List<byte[]> encode(Scope scope, Map<List<Object>, TrendState> states) {
     List<byte[]> encoded = new ArrayList<>(states.size());
     for (TrendState s : states.values()) {
-      encoded.add(codecs[scope.version].encode(s));
+      encoded.add(scope.codec.encode(s));
     }
     return encoded;
   }
@@ -839,21 +881,59 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     TrendMetrics.SNAPSHOTS.inc(counters.get("snapshots"));
   }
 
-  /** The version's plan, and the sharing unit in it, that a key evaluates. */
+  /**
+   * The version's plan, and the sharing unit in it, that a key evaluates.
+   *
+   * @throws IllegalStateException if the version is no more in the store
+   */
   private Scope scope(String key) {
-    int version = RouteFn.versionOf(key);
-    return new Scope(version, RouteFn.unitOf(key), versions.plan(version));
+    Scope scope = scopeIfKept(key);
+    if (scope == null) {
+      throw new IllegalStateException(
+          "key "
+              + key
+              + " has state, but its version of the workload is no more in the store "
+              + liveVersions.uri()
+              + ": raise withPurgeDelay above the event time between two checkpoints plus a"
+              + " recovery, or give the job the store its change log wrote to");
+    }
+    return scope;
   }
 
-  private final class Scope {
+  /** {@link #scope}, or null for a version the store no longer keeps: all its windows expired. */
+  private Scope scopeIfKept(String key) {
+    int unit = RouteFn.unitOf(key);
+    if (liveVersions == null) {
+      int version = RouteFn.versionOf(key);
+      return new Scope(ChangeLogFn.INITIAL, version, unit, versions, codecs[version]);
+    }
+    String tag = RouteFn.versionTagOf(key);
+    if (tag.equals(ChangeLogFn.INITIAL)) {
+      return new Scope(tag, 0, unit, versions, codecs[0]);
+    }
+    VersionStore.Compiled c = liveVersions.compiled(versionBlocks, tag);
+    return c == null ? null : new Scope(tag, c.number(), unit, c.plan(), c.codec());
+  }
+
+  /**
+   * A key's version (its tag, number and plan: with changes sent while the job runs, the version
+   * compiled alone) and its sharing unit in it.
+   */
+  private static final class Scope {
+    final String tag;
     final int version;
     final int unit;
+    final VersionedPlan versions;
     final TrendPlan plan;
+    final TrendStateCodec codec;
 
-    Scope(int version, int unit, TrendPlan plan) {
+    Scope(String tag, int version, int unit, VersionedPlan versions, TrendStateCodec codec) {
+      this.tag = tag;
       this.version = version;
       this.unit = unit;
-      this.plan = plan;
+      this.versions = versions;
+      this.plan = versions.plan(version);
+      this.codec = codec;
     }
 
     TrendState newState(List<Object> partition) {

@@ -27,7 +27,12 @@ import org.apache.beam.sdk.metrics.Metrics;
  *   <li>{@code blocksWritten}, {@code bytesWritten}, {@code blocksRead}, {@code blocksDeleted}: the
  *       blocks of retained events in the block store ({@link TrendAggregate#withRetainedEventsIn});
  *   <li>{@code sharedBursts}, {@code splitBursts}, {@code snapshots}: HAMLET's sharing decisions
- *       and snapshots, as the core counts them.
+ *       and snapshots, as the core counts them;
+ *   <li>{@code workloadVersions}, {@code refusedChanges}: with changes sent while the job runs
+ *       ({@link TrendAggregate#withWorkloadChanges(org.apache.beam.sdk.values.PCollection,
+ *       String)}), the versions of the workload the change log made and the changes it refused;
+ *       {@code resultsOutsideTheirVersion}: results a version's keys gave for windows of a later
+ *       version or of a query removed before the window's end, dropped.
  * </ul>
  */
 public final class TrendMetrics {
@@ -47,6 +52,10 @@ public final class TrendMetrics {
   static final Counter SHARED_BURSTS = Metrics.counter(NAMESPACE, "sharedBursts");
   static final Counter SPLIT_BURSTS = Metrics.counter(NAMESPACE, "splitBursts");
   static final Counter SNAPSHOTS = Metrics.counter(NAMESPACE, "snapshots");
+  static final Counter WORKLOAD_VERSIONS = Metrics.counter(NAMESPACE, "workloadVersions");
+  static final Counter REFUSED_CHANGES = Metrics.counter(NAMESPACE, "refusedChanges");
+  static final Counter RESULTS_OUTSIDE_VERSION =
+      Metrics.counter(NAMESPACE, "resultsOutsideTheirVersion");
 
   /**
    * Keys (sharing unit, GROUPBY group) holding state: raised when created, lowered when cleared.

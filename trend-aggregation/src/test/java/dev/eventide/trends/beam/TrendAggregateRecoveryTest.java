@@ -30,10 +30,12 @@ import org.apache.beam.runners.flink.FlinkRunner;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
+import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -141,6 +143,14 @@ class TrendAggregateRecoveryTest {
     assertSame(expected, run(workload, changes, dir.resolve("undisturbed")), "undisturbed");
     FAILED.set(false);
     assertSame(expected, run(workload, changes, dir.resolve("failed")), "recovered");
+    assertTrue(FAILED.get(), "the failure was injected");
+
+    // The same changes sent while the job runs, the task failing between two of them.
+    Path live = temp.resolve("live");
+    FAILED.set(true);
+    assertSame(expected, runLive(workload, changes, live.resolve("undisturbed")), "undisturbed");
+    FAILED.set(false);
+    assertSame(expected, runLive(workload, changes, live.resolve("failed")), "recovered live");
     assertTrue(FAILED.get(), "the failure was injected");
   }
 
@@ -270,6 +280,31 @@ class TrendAggregateRecoveryTest {
 
   private static Map<String, String> run(Workload workload, List<WorkloadChange> changes, Path out)
       throws IOException {
+    return run(workload, out, p -> TrendAggregate.of(workload).withWorkloadChanges(changes));
+  }
+
+  /** The changes come from a source of their own, each at its time, while the events flow. */
+  private static Map<String, String> runLive(
+      Workload workload, List<WorkloadChange> changes, Path out) throws IOException {
+    String versions = out.resolveSibling("versions").toUri().toString();
+    return run(
+        workload,
+        out,
+        p ->
+            TrendAggregate.of(workload)
+                .withWorkloadChanges(
+                    p.apply(
+                        "Changes",
+                        Create.timestamped(
+                            changes.stream()
+                                .map(c -> TimestampedValue.of(c, new Instant(c.time())))
+                                .toList())),
+                    versions));
+  }
+
+  private static Map<String, String> run(
+      Workload workload, Path out, java.util.function.Function<Pipeline, TrendAggregate> aggregate)
+      throws IOException {
     Pipeline p = Pipeline.create(checkpointedFlink(2));
     p.apply(LateEventSource.read(GENERATOR))
         .apply(
@@ -281,8 +316,8 @@ class TrendAggregateRecoveryTest {
         // With lateness, every advanced event is kept, here in blocks of 50: the restored run
         // finds the blocks its checkpoint names and deletes them as their windows expire.
         .apply(
-            TrendAggregate.of(workload)
-                .withWorkloadChanges(changes)
+            aggregate
+                .apply(p)
                 .withAllowedLateness(org.joda.time.Duration.millis(100))
                 .withRetainedEventsIn(out.resolveSibling("blocks").toUri().toString(), 50)
                 .withPurgeDelay(org.joda.time.Duration.millis(1000)))

@@ -29,11 +29,17 @@ import org.joda.time.Duration;
  */
 public final class TrendsBeamBenchmark {
 
-  /** Where a measurement ran. */
+  /**
+   * Where a measurement ran: the core, or a runner with the workload fixed, or fixed but sent
+   * through the machinery of changes sent while the job runs (a change log, a sequencer, a filter:
+   * with no change, what that machinery costs).
+   */
   public enum Target {
     CORE("core"),
     DIRECT("direct"),
-    FLINK("flink");
+    FLINK("flink"),
+    DIRECT_STREAM("direct-changes-stream"),
+    FLINK_STREAM("flink-changes-stream");
 
     private final String cliName;
 
@@ -45,13 +51,26 @@ public final class TrendsBeamBenchmark {
       return cliName;
     }
 
+    boolean onFlink() {
+      return this == FLINK || this == FLINK_STREAM;
+    }
+
+    TrendPipeline.ChangeDelivery delivery() {
+      return this == DIRECT_STREAM || this == FLINK_STREAM
+          ? TrendPipeline.ChangeDelivery.STREAM
+          : TrendPipeline.ChangeDelivery.SCHEDULE;
+    }
+
     public static Target ofCliName(String name) {
       for (Target t : values()) {
-        if (t.cliName.equals(name)) {
+        if (t != CORE && t.cliName.equals(name)) {
           return t;
         }
       }
-      throw new IllegalArgumentException("unknown runner '" + name + "'; expected direct or flink");
+      throw new IllegalArgumentException(
+          "unknown runner '"
+              + name
+              + "'; expected direct, flink, direct-changes-stream or flink-changes-stream");
     }
   }
 
@@ -109,6 +128,8 @@ public final class TrendsBeamBenchmark {
           TrendPipeline.Outcome outcome =
               TrendPipeline.run(
                   workload,
+                  List.of(),
+                  runner.delivery(),
                   Sharing.DYNAMIC,
                   Duration.ZERO,
                   events,
@@ -136,7 +157,7 @@ public final class TrendsBeamBenchmark {
   }
 
   private static PipelineOptions options(Target runner, int parallelism) {
-    if (runner == Target.DIRECT) {
+    if (!runner.onFlink()) {
       PipelineOptions options = PipelineOptionsFactory.create();
       options.setRunner(DirectRunner.class);
       return options;

@@ -36,7 +36,10 @@ final class BenchTrendsBeamCommand implements Callable<Integer> {
       split = ",",
       defaultValue = "direct,flink",
       paramLabel = "RUNNER",
-      description = "direct, flink (default: ${DEFAULT-VALUE}).")
+      description =
+          "direct, flink, or direct-changes-stream, flink-changes-stream: the workload fixed but"
+              + " sent through the machinery of changes sent while the job runs, to show its cost"
+              + " (default: ${DEFAULT-VALUE}).")
   List<String> runners;
 
   @Option(
@@ -65,7 +68,7 @@ final class BenchTrendsBeamCommand implements Callable<Integer> {
     }
     out.printf(
         Locale.ROOT,
-        "%-7s %8s %5s %-7s %9s %12s %9s %10s%n",
+        "%-7s %8s %5s %-20s %9s %12s %9s %10s%n",
         "stream",
         "n/window",
         "k",
@@ -94,7 +97,7 @@ final class BenchTrendsBeamCommand implements Callable<Integer> {
           same &= r.sameResults();
           out.printf(
               Locale.ROOT,
-              "%-7s %8d %5d %-7s %9d %12.0f %9.2f %9.2fx%s%n",
+              "%-7s %8d %5d %-20s %9d %12.0f %9.2f %9.2fx%s%n",
               name,
               n,
               r.queries(),

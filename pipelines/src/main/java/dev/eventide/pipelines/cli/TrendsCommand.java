@@ -133,6 +133,14 @@ final class TrendsCommand implements Callable<Integer> {
   Path workloadChanges;
 
   @Option(
+      names = "--changes-as-stream",
+      description =
+          "With a runner: send --workload-changes to the pipeline as a stream while the events"
+              + " flow (a change log, a sequencer and a version store in the run's work"
+              + " directory) instead of as a schedule known when it is built. Same results.")
+  boolean changesAsStream;
+
+  @Option(
       names = "--dead-letter",
       paramLabel = "FILE",
       description =
@@ -162,6 +170,11 @@ final class TrendsCommand implements Callable<Integer> {
     checkOutputsAreNotInputs();
     if (runner.given()) {
       return runPipeline(workload, changes, chosen, err);
+    }
+    if (changesAsStream) {
+      throw new EventideCli.UsageException(
+          "--changes-as-stream applies to a pipeline (--runner, --flink-master or --config); the"
+              + " in-process engines apply the changes as they read the events");
     }
     if (spec.commandLine().getParseResult().hasMatchedOption("--allowed-lateness")) {
       throw new EventideCli.UsageException(
@@ -276,7 +289,16 @@ final class TrendsCommand implements Callable<Integer> {
       try {
         outcome =
             TrendPipeline.run(
-                workload, schema.accepted(), sharing, allowedLateness, read, options, work);
+                workload,
+                schema.accepted(),
+                changesAsStream
+                    ? TrendPipeline.ChangeDelivery.STREAM
+                    : TrendPipeline.ChangeDelivery.SCHEDULE,
+                sharing,
+                allowedLateness,
+                read,
+                options,
+                work);
       } catch (RuntimeException e) {
         throw new IllegalStateException("the pipeline failed: " + EventideCli.describe(e), e);
       } finally {

@@ -5,6 +5,7 @@ import dev.eventide.trends.Event;
 import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.beam.DeadLetter;
+import dev.eventide.trends.beam.RefusedChange;
 import dev.eventide.trends.beam.TrendAggregate;
 import dev.eventide.trends.beam.TrendMetrics;
 import dev.eventide.trends.io.ResultJson;
@@ -22,13 +23,19 @@ import java.util.Objects;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TimestampedValue;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
+import org.joda.time.Instant;
 
 /**
  * A trend workload over a list of events as a Beam pipeline on {@link TrendAggregate}: what {@code
@@ -40,6 +47,17 @@ public final class TrendPipeline {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private TrendPipeline() {}
+
+  /**
+   * How a run's workload changes reach {@code TrendAggregate}: as a schedule known when the
+   * pipeline is built ({@link TrendAggregate#withWorkloadChanges(List)}), or as a stream sent while
+   * it runs ({@link TrendAggregate#withWorkloadChanges(PCollection, String)}, its versions kept in
+   * the run's work directory). Both give the same results.
+   */
+  public enum ChangeDelivery {
+    SCHEDULE,
+    STREAM
+  }
 
   /** What a run produced. */
   public record Outcome(
@@ -80,7 +98,38 @@ public final class TrendPipeline {
       PipelineOptions options,
       Path work)
       throws IOException {
-    return run(workload, changes, sharing, allowedLateness, EventList.of(events), options, work);
+    return run(
+        workload,
+        changes,
+        ChangeDelivery.SCHEDULE,
+        sharing,
+        allowedLateness,
+        EventList.of(events),
+        options,
+        work);
+  }
+
+  /**
+   * Runs the workload, its changes delivered as {@code delivery} says, over the events and waits.
+   *
+   * @param work an empty directory every worker and this client can write and read
+   * @throws IllegalArgumentException if a change does not apply to the workload in force at its
+   *     time (delivered as a schedule)
+   * @throws IllegalStateException if the pipeline fails, with the reason, or a change sent as a
+   *     stream was refused
+   */
+  public static Outcome run(
+      Workload workload,
+      List<WorkloadChange> changes,
+      ChangeDelivery delivery,
+      Sharing sharing,
+      Duration allowedLateness,
+      List<Event> events,
+      PipelineOptions options,
+      Path work)
+      throws IOException {
+    return run(
+        workload, changes, delivery, sharing, allowedLateness, EventList.of(events), options, work);
   }
 
   /**
@@ -97,12 +146,21 @@ public final class TrendPipeline {
       PipelineOptions options,
       Path work)
       throws IOException {
-    return run(workload, List.of(), sharing, allowedLateness, source, options, work);
+    return run(
+        workload,
+        List.of(),
+        ChangeDelivery.SCHEDULE,
+        sharing,
+        allowedLateness,
+        source,
+        options,
+        work);
   }
 
   private static Outcome run(
       Workload workload,
       List<WorkloadChange> changes,
+      ChangeDelivery delivery,
       Sharing sharing,
       Duration allowedLateness,
       PTransform<PBegin, PCollection<Event>> source,
@@ -113,14 +171,33 @@ public final class TrendPipeline {
     Path results = work.resolve("results");
     Path dead = work.resolve("dead-letters");
     Pipeline p = Pipeline.create(options);
+    TrendAggregate aggregate = TrendAggregate.of(workload).withSharing(sharing);
+    if (delivery == ChangeDelivery.STREAM) {
+      PCollection<WorkloadChange> stream =
+          p.apply(
+              "WorkloadChanges",
+              Create.timestamped(
+                      changes.stream()
+                          .map(c -> TimestampedValue.of(c, new Instant(c.time())))
+                          .toList())
+                  .withType(TypeDescriptor.of(WorkloadChange.class)));
+      aggregate =
+          aggregate.withWorkloadChanges(stream, work.resolve("versions").toUri().toString());
+    } else {
+      aggregate = aggregate.withWorkloadChanges(changes);
+    }
     TrendAggregate.Result out =
         p.apply("Events", source)
-            .apply(
-                "TrendAggregate",
-                TrendAggregate.of(workload)
-                    .withSharing(sharing)
-                    .withWorkloadChanges(changes)
-                    .withAllowedLateness(allowedLateness));
+            .apply("TrendAggregate", aggregate.withAllowedLateness(allowedLateness));
+    Path refused = work.resolve("refused-changes");
+    if (delivery == ChangeDelivery.STREAM) {
+      out.refusedChanges()
+          .apply(
+              "RefusedChangeLines",
+              MapElements.into(TypeDescriptors.strings())
+                  .via((RefusedChange r) -> r.change().describe() + ": " + r.reason()))
+          .apply("WriteRefusedChanges", ParDo.of(new LineFileSink(refused.toString())));
+    }
     out.results()
         .apply("ResultLines", ParDo.of(new ResultLine()))
         .apply("WriteResults", ParDo.of(new LineFileSink(results.toString())));
@@ -134,6 +211,11 @@ public final class TrendPipeline {
       throw new IllegalStateException("the trend pipeline ended in state " + state);
     }
     long millis = (System.nanoTime() - started) / 1_000_000;
+    List<String> refusedChanges = LineFileSink.read(refused);
+    if (!refusedChanges.isEmpty()) {
+      throw new IllegalStateException(
+          "the change log refused " + refusedChanges.size() + " changes: " + refusedChanges);
+    }
     List<String> deadLetters = LineFileSink.read(dead);
     deadLetters.sort(Comparator.naturalOrder());
     return new Outcome(

@@ -331,6 +331,12 @@ class TrendsCommandTest {
     assertThat(
         lateness.err(),
         containsString("--allowed-lateness applies to a pipeline (--runner, --flink-master or"));
+    Outcome stream =
+        run("trends", "--queries=" + queries, "--events=" + events, "--changes-as-stream");
+    assertThat(stream.exitCode(), equalTo(2));
+    assertThat(
+        stream.err(),
+        containsString("--changes-as-stream applies to a pipeline (--runner, --flink-master or"));
     Outcome master =
         run(
             "trends",

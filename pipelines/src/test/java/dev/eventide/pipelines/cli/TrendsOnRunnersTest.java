@@ -90,6 +90,32 @@ class TrendsOnRunnersTest {
   }
 
   @Test
+  void theRidesExampleWithChangesSentAsAStreamGivesTheSameFileOnBothRunners() throws IOException {
+    Path core = temp.resolve("rides-stream-core.jsonl");
+    String changes = "--workload-changes=../examples/trends/rides.changes.jsonl";
+    run(
+        "trends",
+        "--queries=../examples/trends/rides.queries",
+        "--events=../examples/trends/rides.jsonl",
+        "--sort",
+        changes,
+        "--out=" + core);
+    List<String> expected = sortedLines(core);
+    for (String runner : List.of("direct", "flink")) {
+      Path out = temp.resolve("rides-stream-" + runner + ".jsonl");
+      run(
+          "trends",
+          "--queries=../examples/trends/rides.queries",
+          "--events=../examples/trends/rides.jsonl",
+          changes,
+          "--changes-as-stream",
+          "--runner=" + runner,
+          "--out=" + out);
+      assertThat(runner, Files.readAllLines(out), equalTo(expected));
+    }
+  }
+
+  @Test
   void randomWorkloadsOverShuffledStreamsGiveTheSameFiles() throws IOException {
     String[] patterns = {
       "SEQ(A, B+)", "SEQ(A, B+, C)", "SEQ(A, NOT C, B+)", "SEQ(B+, NOT C)", "SEQ(A+, B)"

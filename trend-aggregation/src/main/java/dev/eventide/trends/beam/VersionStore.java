@@ -140,14 +140,8 @@ final class VersionStore implements Serializable {
     return null;
   }
 
-  static String tag(int number, BlockName name) {
+  private static String tag(int number, BlockName name) {
     return number + "." + name.content().substring(0, 16);
-  }
-
-  /** The number a tag names. */
-  static int number(String tag) {
-    int dot = tag.indexOf('.');
-    return Integer.parseInt(dot < 0 ? tag : tag.substring(0, dot));
   }
 
   /** A version in Beam state or on the wire: its serialized form. */

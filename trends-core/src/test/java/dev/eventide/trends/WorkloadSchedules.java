@@ -55,6 +55,11 @@ public final class WorkloadSchedules {
       return bruteForce(ran, events);
     }
 
+    /** The same over some of the events (those a window admitted, say), in time order. */
+    public List<TrendResult> expected(List<Event> some) {
+      return bruteForce(ran, some);
+    }
+
     /** The case, to read in a failure message. */
     public String describe() {
       return "initial:\n"

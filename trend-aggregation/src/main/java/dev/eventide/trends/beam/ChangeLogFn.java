@@ -135,7 +135,7 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
     for (WorkloadChange c : pending.read()) {
       earliest = Math.min(earliest, c.time());
     }
-    send.withOutputTimestamp(new Instant(earliest)).set(new Instant(earliest + 1));
+    send.withOutputTimestamp(new Instant(earliest)).set(new Instant(earliest));
   }
 
   @OnTimer(SEND)
@@ -194,7 +194,7 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
     if (!later.isEmpty()) {
       later.forEach(pending::add);
       long earliest = later.stream().mapToLong(WorkloadChange::time).min().getAsLong();
-      send.withOutputTimestamp(new Instant(earliest)).set(new Instant(earliest + 1));
+      send.withOutputTimestamp(new Instant(earliest)).set(new Instant(earliest));
     }
   }
 
@@ -233,10 +233,14 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
 
   /**
    * The event time after which a version ending at {@code until} gives no more results of the
-   * query: its last windows start before {@code until}, and take late events for the lateness.
+   * query, to be kept or dropped. Its keys get the events of its windows, which start before {@code
+   * until}, so none after {@code until} + WITHIN; not knowing {@code until}, they evaluate every
+   * window holding those events, the last of which ends a WITHIN later; and each takes late events
+   * for the lateness.
    */
   private long doneAt(long until, Query q) {
-    return Math.min(saturatedAdd(saturatedAdd(until, q.within()), lateness), LAST_TIMER - 1);
+    long windows = saturatedAdd(saturatedAdd(until, q.within()), q.within());
+    return Math.min(saturatedAdd(windows, lateness), LAST_TIMER - 1);
   }
 
   /** Forgets the versions whose windows had all expired by the time decided. */

@@ -128,7 +128,7 @@ final class ResultFilterFn extends DoFn<KV<String, Filtered>, TrendResult> {
     Long min = heldMin.read();
     if (min == null || timestamp < min) {
       heldMin.write(timestamp);
-      release.withOutputTimestamp(new Instant(timestamp)).set(new Instant(timestamp + 1));
+      release.withOutputTimestamp(new Instant(timestamp)).set(new Instant(timestamp));
     }
   }
 
@@ -159,7 +159,7 @@ final class ResultFilterFn extends DoFn<KV<String, Filtered>, TrendResult> {
     if (!later.isEmpty()) {
       later.forEach(held::add);
       heldMin.write(laterMin);
-      release.withOutputTimestamp(new Instant(laterMin)).set(new Instant(laterMin + 1));
+      release.withOutputTimestamp(new Instant(laterMin)).set(new Instant(laterMin));
     }
   }
 

@@ -111,7 +111,7 @@ final class SequencerFn extends DoFn<KV<Integer, Sequenced>, KV<String, Event>> 
     Long min = pendingMin.read();
     if (min == null || e.time() < min) {
       pendingMin.write(e.time());
-      release.withOutputTimestamp(new Instant(e.time())).set(new Instant(e.time() + 1));
+      release.withOutputTimestamp(new Instant(e.time())).set(new Instant(e.time()));
     }
   }
 
@@ -140,7 +140,7 @@ final class SequencerFn extends DoFn<KV<Integer, Sequenced>, KV<String, Event>> 
     if (!later.isEmpty()) {
       later.forEach(pending::add);
       pendingMin.write(laterMin);
-      release.withOutputTimestamp(new Instant(laterMin)).set(new Instant(laterMin + 1));
+      release.withOutputTimestamp(new Instant(laterMin)).set(new Instant(laterMin));
     }
     horizon.write(Math.max(orMin(horizon.read()), watermark));
     if (forgetExpired(known, watermark)) {

@@ -228,12 +228,13 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
    * <p>Give each change its time as timestamp ({@code WithTimestamps.of(WorkloadChange::time)}),
    * and the changes a watermark that advances (a source that has no change to send still moves its
    * watermark on): events wait for it, since an event cannot be evaluated before every change up to
-   * its time is known. Each version of the workload is written to the block store {@code
-   * versionStoreUri} ({@code file:///dir}, {@code gs://bucket/prefix}, {@code memory:name} for
-   * tests), which every worker must be able to read, before any event is routed to it: a key finds
-   * its version there after a restore; a version's block is deleted once its windows have expired
-   * (plus {@link #withPurgeDelay the purge delay}). docs/trends-query-language.md, "Changing the
-   * workload", has the rules; docs/trend-aggregation.md what it costs.
+   * its time is known, and late events are judged by the lower of the two watermarks. Each version
+   * of the workload is written to the block store {@code versionStoreUri} ({@code file:///dir},
+   * {@code gs://bucket/prefix}, {@code memory:name} for tests), which every worker must be able to
+   * read, before any event is routed to it: a key finds its version there after a restore; a
+   * version's block is deleted once its windows have expired (plus {@link #withPurgeDelay the purge
+   * delay}). docs/trends-query-language.md, "Changing the workload", has the rules;
+   * docs/trend-aggregation.md what it costs.
    *
    * <pre>{@code
    * PCollection<WorkloadChange> changes =

@@ -6,14 +6,19 @@ import dev.eventide.trends.internal.engine.TrendPlan;
 import dev.eventide.trends.internal.engine.VersionedPlan;
 import dev.eventide.trends.internal.engine.WorkloadVersion;
 import dev.eventide.trends.io.EventSchema;
+import dev.eventide.trends.query.Query;
 import dev.eventide.trends.query.Workload;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.ListCoder;
+import org.apache.beam.sdk.coders.SortedMapCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.state.BagState;
+import org.apache.beam.sdk.state.MapState;
 import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
 import org.apache.beam.sdk.state.TimeDomain;
@@ -44,6 +49,8 @@ final class SequencerFn extends DoFn<KV<Integer, Sequenced>, KV<String, Event>> 
 
   private static final String VERSIONS = "versions";
   private static final String PENDING = "pending";
+  private static final String PENDING_SLICES = "pendingSlices";
+  private static final String PENDING_INDEX = "pendingIndex";
   private static final String PENDING_MIN = "pendingMin";
   private static final String HORIZON = "horizon";
   private static final String RELEASE = "release";
@@ -57,6 +64,16 @@ final class SequencerFn extends DoFn<KV<Integer, Sequenced>, KV<String, Event>> 
   @StateId(PENDING)
   private final StateSpec<BagState<Event>> pendingSpec = StateSpecs.bag(EventCoder.of());
 
+  @StateId(PENDING_SLICES)
+  private final StateSpec<MapState<Long, List<Event>>> pendingSlicesSpec =
+      StateSpecs.map(VarLongCoder.of(), ListCoder.of(EventCoder.of()));
+
+  // Each slice of pendingSlices and its earliest event time.
+  @StateId(PENDING_INDEX)
+  private final StateSpec<ValueState<SortedMap<Long, Long>>> pendingIndexSpec =
+      StateSpecs.value(SortedMapCoder.of(VarLongCoder.of(), VarLongCoder.of()));
+
+  // The earliest pending event's time, where the release timer holds the watermark.
   @StateId(PENDING_MIN)
   private final StateSpec<ValueState<Long>> pendingMinSpec = StateSpecs.value(VarLongCoder.of());
 
@@ -76,10 +93,15 @@ final class SequencerFn extends DoFn<KV<Integer, Sequenced>, KV<String, Event>> 
   private transient VersionedPlan routing;
   private transient List<EventSchema> schemas;
 
+  // How far apart the pending events' slices are: the initial workload's shortest SLIDE.
+  private final long slice;
+
   SequencerFn(Workload initial, Sharing sharing, long lateness) {
     this.initial = initial;
     this.sharing = sharing;
     this.lateness = lateness;
+    this.slice =
+        Math.max(1, initial.queries().stream().mapToLong(Query::slide).min().orElse(1_000));
   }
 
   @ProcessElement
@@ -119,28 +141,30 @@ final class SequencerFn extends DoFn<KV<Integer, Sequenced>, KV<String, Event>> 
   public void onRelease(
       @StateId(VERSIONS) ValueState<List<KV<String, WorkloadVersion>>> versions,
       @StateId(PENDING) BagState<Event> pending,
+      @StateId(PENDING_SLICES) MapState<Long, List<Event>> pendingSlices,
+      @StateId(PENDING_INDEX) ValueState<SortedMap<Long, Long>> pendingIndex,
       @StateId(PENDING_MIN) ValueState<Long> pendingMin,
       @StateId(HORIZON) ValueState<Long> horizon,
       @TimerId(RELEASE) Timer release,
       MultiOutputReceiver out) {
     long watermark = release.getCurrentRelativeTime().getMillis();
+    SortedMap<Long, Long> stored = pendingIndex.read();
+    TreeMap<Long, Long> index = stored == null ? new TreeMap<>() : new TreeMap<>(stored);
+    // Events far ahead of the watermark wait in slices: a firing reads only those it reaches.
+    PendingEvents events = new PendingEvents(pending, pendingSlices, index, slice);
+    events.readLater(watermark - 1);
     List<KV<String, WorkloadVersion>> known = orInitial(versions.read());
-    List<Event> later = new ArrayList<>();
-    long laterMin = Long.MAX_VALUE;
-    for (Event e : pending.read()) {
-      if (e.time() < watermark) {
-        route(e, known, out);
-      } else {
-        later.add(e);
-        laterMin = Math.min(laterMin, e.time());
-      }
+    for (Event e : events.takeUpTo(watermark - 1)) {
+      route(e, known, out);
     }
-    pending.clear();
-    pendingMin.clear();
-    if (!later.isEmpty()) {
-      later.forEach(pending::add);
-      pendingMin.write(laterMin);
-      release.withOutputTimestamp(new Instant(laterMin)).set(new Instant(laterMin));
+    if (index.isEmpty()) {
+      pendingIndex.clear();
+      pendingMin.clear();
+    } else {
+      long earliest = events.earliestFiled();
+      pendingIndex.write(index);
+      pendingMin.write(earliest);
+      release.withOutputTimestamp(new Instant(earliest)).set(new Instant(earliest));
     }
     horizon.write(Math.max(orMin(horizon.read()), watermark));
     if (forgetExpired(known, watermark)) {

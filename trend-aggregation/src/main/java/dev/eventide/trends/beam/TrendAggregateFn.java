@@ -325,7 +325,8 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     coreState.readLater();
     Progress p = orNew(progress.read());
     PendingEvents pending =
-        new PendingEvents(pendingState, pendingSlices, p, scope.plan.slide(scope.unit));
+        new PendingEvents(
+            pendingState, pendingSlices, p.pendingSlices, scope.plan.slide(scope.unit));
     pending.readLater(t);
     RetainedEvents retained =
         retained(key, retainedBucket, retainedManifest, retainedState, retainedBlocks, p);

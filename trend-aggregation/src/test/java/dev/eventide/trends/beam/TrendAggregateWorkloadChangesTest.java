@@ -36,8 +36,9 @@ import org.junit.jupiter.api.Timeout;
  * changes (additions, removals, replacements under one name) and streams whose events arrive out of
  * order among watermark steps, some late (within the allowed lateness, so every event counts). Each
  * query's final panes equal brute force over the windows it was in force for (those starting at or
- * after its addition and ending by its removal), and no other window of it has a result. {@value
- * #DIRECT} schedules on the DirectRunner, {@value #FLINK} on embedded Flink.
+ * after its addition and ending by its removal), and no other window of it has a result; with
+ * events late beyond the lateness too, each window's final pane is brute force over the events it
+ * admitted. {@value #DIRECT} schedules on the DirectRunner, {@value #FLINK} on embedded Flink.
  */
 class TrendAggregateWorkloadChangesTest {
   private static final int DIRECT = 60;
@@ -123,6 +124,51 @@ class TrendAggregateWorkloadChangesTest {
       assertEquals(0, TrendMetrics.counter(result, "keysHoldingState"), "keys holding state");
     }
     assertTrue(changed > cases / 2, "most cases changed their workload: " + changed);
+  }
+
+  /**
+   * Events delayed by up to 60 ms under an allowed lateness of 0–20 ms: late within, across and
+   * beyond the lateness. Each window's final pane is brute force over the events it admitted (those
+   * arriving under a watermark not after its end − 1 ms plus the lateness), in the windows in force
+   * ({@link TrendAggregateLiveChangesTest.Case#expectedFinalValues}).
+   */
+  @OnEachRunner(flinkParallelism = 1)
+  @Timeout(value = 15, unit = TimeUnit.MINUTES)
+  void lateEventsEnterTheWindowsInForceThatHadNotExpired(TestPipeline p, TestRunner runner) {
+    int cases = Seeds.count(runner == TestRunner.DIRECT ? DIRECT : FLINK);
+    long deadLetters = 0;
+    for (long first = 0; first < cases; first += BATCH) {
+      Pipeline pipeline = first == 0 ? p : Pipeline.create(runner.options(1));
+      TestRunner.skipImmutabilityCheck(pipeline);
+      for (long seed = first; seed < Math.min(cases, first + BATCH); seed++) {
+        TrendAggregateLiveChangesTest.Case c =
+            TrendAggregateLiveChangesTest.Case.of(seed, 60, false);
+        long lateness = seed % 3 == 0 ? 0 : 1 + seed % 20;
+        TrendAggregate.Result out =
+            pipeline
+                .apply("Arrivals " + seed, c.script().on(runner))
+                .apply(
+                    "Aggregate " + seed,
+                    TrendAggregate.of(c.schedule().initial())
+                        .withWorkloadChanges(c.schedule().applied())
+                        .withAllowedLateness(Duration.millis(lateness)));
+        Map<String, String> expected = c.expectedFinalValues(lateness);
+        String what = "seed " + seed + ", lateness " + lateness + "\n" + c.schedule().describe();
+        PAssert.that(Panes.of(out.results(), "Lines " + seed))
+            .satisfies(
+                lines -> {
+                  Map<String, String> wrong =
+                      Panes.wrongFinalValues(expected, Panes.last(Panes.parse(lines)));
+                  assertEquals(Map.of(), wrong, what);
+                  return null;
+                });
+      }
+      PipelineResult result = pipeline.run();
+      result.waitUntilFinish();
+      assertEquals(0, TrendMetrics.counter(result, "keysHoldingState"), "keys holding state");
+      deadLetters += TrendMetrics.counter(result, "deadLetters");
+    }
+    assertTrue(deadLetters > 0, "some events came beyond the lateness");
   }
 
   @Test

@@ -10,7 +10,6 @@ import dev.eventide.testing.differential.Seeds;
 import dev.eventide.testing.runners.OnEachRunner;
 import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.trends.Event;
-import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.WorkloadSchedules;
 import dev.eventide.trends.query.Query;
 import dev.eventide.trends.query.Workload;
@@ -18,12 +17,8 @@ import dev.eventide.trends.query.WorkloadChange;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
@@ -31,7 +26,6 @@ import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.MapElements;
-import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
@@ -54,95 +48,6 @@ class TrendAggregateLiveChangesTest {
   private static final int BATCH = 20;
   private static final long LATENESS = 200;
 
-  /**
-   * A seeded case: its events and changes in arrival order, among watermark advances; each arrival
-   * is an event's index and the watermark it arrives under.
-   */
-  record Case(WorkloadSchedules.Case schedule, List<long[]> arrivals, Arrivals script) {
-
-    /**
-     * Events delayed by up to 40 ms (less than the allowed lateness of the first test), the changes
-     * among them.
-     */
-    static Case of(long seed) {
-      return of(seed, 40, true);
-    }
-
-    /**
-     * @param changesInStream whether the changes arrive among the events (else in a source of their
-     *     own)
-     */
-    static Case of(long seed, int maxDelay, boolean changesInStream) {
-      WorkloadSchedules.Case schedule = WorkloadSchedules.Case.of(seed, 30, 24, 50);
-      List<Event> events = schedule.events();
-      Random random = new Random(seed * 7_919 + 3);
-      // Arrival order: on time, or delayed.
-      List<long[]> arrivals = new ArrayList<>();
-      for (int i = 0; i < events.size(); i++) {
-        long delay = random.nextInt(10) < 7 ? 0 : 1 + random.nextInt(maxDelay);
-        arrivals.add(new long[] {events.get(i).time() + delay, i, 0});
-      }
-      arrivals.sort(Comparator.comparingLong((long[] a) -> a[0]).thenComparingLong(a -> a[1]));
-      long watermark = BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis();
-      for (long[] a : arrivals) {
-        if (random.nextInt(4) == 0) {
-          watermark = Math.max(watermark, a[0] - random.nextInt(5));
-        }
-        a[2] = watermark;
-      }
-      // Each change goes in before an arrival at which the watermark is still at or before its
-      // time: a random one of those.
-      TreeMap<Integer, List<WorkloadChange>> changesBefore = new TreeMap<>();
-      for (WorkloadChange c : changesInStream ? schedule.applied() : List.<WorkloadChange>of()) {
-        int last = 0;
-        while (last < arrivals.size() && arrivals.get(last)[2] <= c.time()) {
-          last++;
-        }
-        changesBefore.computeIfAbsent(random.nextInt(last + 1), k -> new ArrayList<>()).add(c);
-      }
-      Arrivals script = new Arrivals();
-      for (int i = 0; i <= arrivals.size(); i++) {
-        changesBefore.getOrDefault(i, List.of()).forEach(script::add);
-        if (i == arrivals.size()) {
-          break;
-        }
-        long[] a = arrivals.get(i);
-        if (a[2] > BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis()) {
-          script.advanceWatermarkTo(new Instant(a[2]));
-        }
-        script.add(events.get((int) a[1]));
-      }
-      return new Case(schedule, arrivals, script);
-    }
-
-    /**
-     * Each result's final value: brute force over the windows in force and the events each window
-     * admitted, those that arrived under a watermark not after its end − 1 ms plus the lateness
-     * (the windows that admit the same events share one brute-force run).
-     */
-    Map<String, String> expectedFinalValues(long lateness) {
-      TreeSet<Long> levels = new TreeSet<>();
-      arrivals.forEach(a -> levels.add(a[2]));
-      Map<String, String> expected = new HashMap<>();
-      for (long level : levels) {
-        List<Event> admitted = new ArrayList<>();
-        for (long[] a : arrivals) {
-          if (a[2] <= level) {
-            admitted.add(schedule.events().get((int) a[1]));
-          }
-        }
-        admitted.sort(Comparator.comparingLong(Event::time));
-        for (TrendResult r : schedule.expected(admitted)) {
-          Long windowLevel = levels.floor(r.windowEnd() - 1 + lateness);
-          if (windowLevel != null && windowLevel == level) {
-            expected.put(Panes.key(r), r.value());
-          }
-        }
-      }
-      return expected;
-    }
-  }
-
   @OnEachRunner(flinkParallelism = 1)
   @Timeout(value = 15, unit = TimeUnit.MINUTES)
   void everyQuerysFinalPanesAreBruteForceOverItsWindowsInForce(TestPipeline p, TestRunner runner)
@@ -153,7 +58,7 @@ class TrendAggregateLiveChangesTest {
       Pipeline pipeline = first == 0 ? p : Pipeline.create(runner.options(1));
       TestRunner.skipImmutabilityCheck(pipeline);
       for (long seed = first; seed < Math.min(cases, first + BATCH); seed++) {
-        Case c = Case.of(seed);
+        ChangeCase c = ChangeCase.of(seed, 40, true);
         WorkloadSchedules.Case schedule = c.schedule();
         changed += schedule.applied().isEmpty() ? 0 : 1;
         Arrivals.Read read = c.script().read(pipeline.begin(), runner, " " + seed);
@@ -185,7 +90,8 @@ class TrendAggregateLiveChangesTest {
       result.waitUntilFinish();
       assertEquals(0, TrendMetrics.counter(result, "keysHoldingState"), "keys holding state");
       for (long seed = first; seed < Math.min(cases, first + BATCH); seed++) {
-        assertOnlyTheLastVersionIsKept(Case.of(seed).schedule(), store(runner, seed));
+        assertOnlyTheLastVersionIsKept(
+            ChangeCase.of(seed, 40, true).schedule(), store(runner, seed));
       }
     }
     assertTrue(changed > cases / 2, "most cases changed their workload: " + changed);
@@ -211,7 +117,7 @@ class TrendAggregateLiveChangesTest {
       Pipeline pipeline = Pipeline.create(runner.options(1));
       TestRunner.skipImmutabilityCheck(pipeline);
       for (long seed = first; seed < Math.min(cases, first + BATCH); seed++) {
-        Case c = Case.of(seed, 60, true);
+        ChangeCase c = ChangeCase.of(seed, 60, true);
         long lateness = seed % 3 == 0 ? 0 : 1 + seed % 20;
         Arrivals.Read read = c.script().read(pipeline.begin(), runner, " " + seed);
         TrendAggregate.Result out =

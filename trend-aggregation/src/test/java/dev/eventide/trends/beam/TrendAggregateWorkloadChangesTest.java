@@ -7,27 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.eventide.testing.differential.Seeds;
 import dev.eventide.testing.runners.OnEachRunner;
 import dev.eventide.testing.runners.TestRunner;
-import dev.eventide.trends.Event;
 import dev.eventide.trends.WorkloadSchedules;
 import dev.eventide.trends.query.Workload;
 import dev.eventide.trends.query.WorkloadChange;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
-import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.display.DisplayData;
-import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
-import org.apache.beam.sdk.values.PBegin;
-import org.apache.beam.sdk.values.PCollection;
 import org.joda.time.Duration;
-import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -46,42 +37,6 @@ class TrendAggregateWorkloadChangesTest {
   private static final int BATCH = 20;
   private static final long LATENESS = 200;
 
-  /** A seeded case and the order its events arrive in, with the watermark at each arrival. */
-  record Case(WorkloadSchedules.Case schedule, List<long[]> arrivals) {
-
-    static Case of(long seed) {
-      WorkloadSchedules.Case schedule = WorkloadSchedules.Case.of(seed, 30, 24, 50);
-      List<Event> events = schedule.events();
-      Random random = new Random(seed * 7_919 + 3);
-      // Arrival order: on time, or delayed by up to 40 ms (less than the allowed lateness).
-      List<long[]> arrivals = new ArrayList<>();
-      for (int i = 0; i < events.size(); i++) {
-        long delay = random.nextInt(10) < 7 ? 0 : 1 + random.nextInt(40);
-        arrivals.add(new long[] {events.get(i).time() + delay, i, 0});
-      }
-      arrivals.sort(Comparator.comparingLong((long[] a) -> a[0]).thenComparingLong(a -> a[1]));
-      long watermark = BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis();
-      for (long[] a : arrivals) {
-        if (random.nextInt(4) == 0) {
-          watermark = Math.max(watermark, a[0] - random.nextInt(5));
-        }
-        a[2] = watermark;
-      }
-      return new Case(schedule, arrivals);
-    }
-
-    PTransform<PBegin, PCollection<Event>> source(TestRunner runner) {
-      Arrivals script = new Arrivals();
-      for (long[] a : arrivals) {
-        if (a[2] > BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis()) {
-          script.advanceWatermarkTo(new Instant(a[2]));
-        }
-        script.add(schedule.events().get((int) a[1]));
-      }
-      return script.on(runner);
-    }
-  }
-
   @OnEachRunner(flinkParallelism = 1)
   @Timeout(value = 15, unit = TimeUnit.MINUTES)
   void everyQuerysFinalPanesAreBruteForceOverItsWindowsInForce(TestPipeline p, TestRunner runner) {
@@ -91,12 +46,12 @@ class TrendAggregateWorkloadChangesTest {
       Pipeline pipeline = first == 0 ? p : Pipeline.create(runner.options(1));
       TestRunner.skipImmutabilityCheck(pipeline);
       for (long seed = first; seed < Math.min(cases, first + BATCH); seed++) {
-        Case c = Case.of(seed);
+        ChangeCase c = ChangeCase.of(seed, 40, false);
         WorkloadSchedules.Case schedule = c.schedule();
         changed += schedule.applied().isEmpty() ? 0 : 1;
         TrendAggregate.Result out =
             pipeline
-                .apply("Arrivals " + seed, c.source(runner))
+                .apply("Arrivals " + seed, c.script().on(runner))
                 .apply(
                     "Aggregate " + seed,
                     TrendAggregate.of(schedule.initial())
@@ -130,7 +85,7 @@ class TrendAggregateWorkloadChangesTest {
    * Events delayed by up to 60 ms under an allowed lateness of 0–20 ms: late within, across and
    * beyond the lateness. Each window's final pane is brute force over the events it admitted (those
    * arriving under a watermark not after its end − 1 ms plus the lateness), in the windows in force
-   * ({@link TrendAggregateLiveChangesTest.Case#expectedFinalValues}).
+   * ({@link ChangeCase#expectedFinalValues}).
    */
   @OnEachRunner(flinkParallelism = 1)
   @Timeout(value = 15, unit = TimeUnit.MINUTES)
@@ -141,8 +96,7 @@ class TrendAggregateWorkloadChangesTest {
       Pipeline pipeline = first == 0 ? p : Pipeline.create(runner.options(1));
       TestRunner.skipImmutabilityCheck(pipeline);
       for (long seed = first; seed < Math.min(cases, first + BATCH); seed++) {
-        TrendAggregateLiveChangesTest.Case c =
-            TrendAggregateLiveChangesTest.Case.of(seed, 60, false);
+        ChangeCase c = ChangeCase.of(seed, 60, false);
         long lateness = seed % 3 == 0 ? 0 : 1 + seed % 20;
         TrendAggregate.Result out =
             pipeline

@@ -214,7 +214,7 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
           .outputWithTimestamp(
               KV.of(
                   ResultFilterFn.key(previous.getKey(), q.name()),
-                  Filtered.until(next.from(), doneAt(next.from(), q))),
+                  Filtered.until(next.from(), doneAt(next.from(), previous.getValue()))),
               at);
     }
     for (KV<String, WorkloadVersion> v : live) {
@@ -224,7 +224,7 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
               .outputWithTimestamp(
                   KV.of(
                       ResultFilterFn.key(v.getKey(), q.name()),
-                      Filtered.removedAt(next.from(), doneAt(next.from(), q))),
+                      Filtered.removedAt(next.from(), doneAt(next.from(), v.getValue()))),
                   at);
         }
       }
@@ -232,15 +232,22 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
   }
 
   /**
-   * The event time after which a version ending at {@code until} gives no more results of the
-   * query, to be kept or dropped. Its keys get the events of its windows, which start before {@code
-   * until}, so none after {@code until} + WITHIN; not knowing {@code until}, they evaluate every
-   * window holding those events, the last of which ends a WITHIN later; and each takes late events
-   * for the lateness.
+   * The event time after which a version ending at {@code until} gives no more results, to be kept
+   * or dropped, and its keys need it no more. They get the events of its windows, which start
+   * before {@code until}, so none after {@code until} + WITHIN; not knowing {@code until}, they
+   * evaluate every window holding those events, the last of which ends a WITHIN later; and each
+   * takes late events for the lateness. The version's longest WITHIN counts for every query: the
+   * filter of the first to be done deletes the version's block, which the keys of the others may
+   * still read.
    */
-  private long doneAt(long until, Query q) {
-    long windows = saturatedAdd(saturatedAdd(until, q.within()), q.within());
+  private long doneAt(long until, WorkloadVersion version) {
+    long within = longestWithin(version);
+    long windows = saturatedAdd(saturatedAdd(until, within), within);
     return Math.min(saturatedAdd(windows, lateness), LAST_TIMER - 1);
+  }
+
+  private static long longestWithin(WorkloadVersion version) {
+    return version.workload().queries().stream().mapToLong(Query::within).max().orElse(0);
   }
 
   /** Forgets the versions whose windows had all expired by the time decided. */
@@ -253,8 +260,7 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
 
   /** When the last window of a version, ended by the next one, expires. */
   static long expiry(WorkloadVersion version, WorkloadVersion next, long lateness) {
-    long within = version.workload().queries().stream().mapToLong(Query::within).max().orElse(0);
-    return saturatedAdd(saturatedAdd(next.from(), within), lateness);
+    return saturatedAdd(saturatedAdd(next.from(), longestWithin(version)), lateness);
   }
 
   /** Changes keep their own time as timestamp, which may be after the element's. */

@@ -408,8 +408,31 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @TimerId(CLEANUP) Timer cleanup,
       @StateId(CLEARED_AT) ValueState<Long> clearedAt,
       @TimerId(FORGET) Timer forget) {
-    Scope scope = scope(key);
+    Scope scope = scopeIfKept(key);
     long now = c.fireTimestamp().getMillis();
+    if (scope == null) {
+      // Changes sent while the job runs: the filter deleted the key's version once every window
+      // of it had expired (its watermark may pass this timer, which holds nothing, first), so
+      // every event kept here has expired too.
+      Progress gone = progress.read();
+      if (gone != null) {
+        RetainedEvents retained =
+            retained(key, retainedBucket, retainedManifest, retainedState, retainedBlocks, gone);
+        retained.deleteAllBlocks();
+        clear(
+            pendingState,
+            pendingSlices,
+            lateState,
+            retained,
+            coreState,
+            progress,
+            gone,
+            cleanup,
+            now);
+        remember(Math.max(horizon(gone), now), clearedAt, forget);
+      }
+      return;
+    }
     coreState.readLater();
     Progress p = orNew(progress.read());
     RetainedEvents retained =

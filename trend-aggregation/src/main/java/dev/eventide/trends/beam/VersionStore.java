@@ -71,6 +71,16 @@ final class VersionStore implements Serializable {
     return uri;
   }
 
+  /**
+   * Forgets every version this worker compiled, as a worker started afresh would have: the next key
+   * of each version reads it from its store again.
+   */
+  static void forgetCompiled() {
+    synchronized (COMPILED) {
+      COMPILED.clear();
+    }
+  }
+
   /** Opens the store: the caller closes it. */
   BlockStore open() throws IOException {
     return RetainedBlocks.counted(BlockStores.open(uri));

@@ -25,7 +25,9 @@ import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
@@ -64,6 +66,9 @@ class TrendAggregateLiveChangesTest {
         Arrivals.Read read = c.script().read(pipeline.begin(), runner, " " + seed);
         TrendAggregate.Result out =
             read.events()
+                // Workers that keep no version compiled: every key reads its version from the
+                // store, so a block deleted while a key still needs it fails the run.
+                .apply("ForgetCompiledVersions " + seed, ParDo.of(new ForgetCompiledVersions()))
                 .apply(
                     "Aggregate " + seed,
                     TrendAggregate.of(schedule.initial())
@@ -145,6 +150,15 @@ class TrendAggregateLiveChangesTest {
       deadLetters += TrendMetrics.counter(result, "deadLetters");
     }
     assertTrue(deadLetters > 0, "some events came beyond the lateness");
+  }
+
+  /** Passes events on, forgetting the versions this worker compiled before each. */
+  private static final class ForgetCompiledVersions extends DoFn<Event, Event> {
+    @ProcessElement
+    public void process(@Element Event e, OutputReceiver<Event> out) {
+      VersionStore.forgetCompiled();
+      out.output(e);
+    }
   }
 
   private static String store(TestRunner runner, long seed) {

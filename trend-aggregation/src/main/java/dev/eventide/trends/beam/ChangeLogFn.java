@@ -242,8 +242,9 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
    */
   private long doneAt(long until, WorkloadVersion version) {
     long within = longestWithin(version);
-    long windows = saturatedAdd(saturatedAdd(until, within), within);
-    return Math.min(saturatedAdd(windows, lateness), LAST_TIMER - 1);
+    long windows =
+        TrendAggregateFn.saturatedAdd(TrendAggregateFn.saturatedAdd(until, within), within);
+    return Math.min(TrendAggregateFn.saturatedAdd(windows, lateness), LAST_TIMER - 1);
   }
 
   private static long longestWithin(WorkloadVersion version) {
@@ -260,7 +261,8 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
 
   /** When the last window of a version, ended by the next one, expires. */
   static long expiry(WorkloadVersion version, WorkloadVersion next, long lateness) {
-    return saturatedAdd(saturatedAdd(next.from(), longestWithin(version)), lateness);
+    return TrendAggregateFn.saturatedAdd(
+        TrendAggregateFn.saturatedAdd(next.from(), longestWithin(version)), lateness);
   }
 
   /** Changes keep their own time as timestamp, which may be after the element's. */
@@ -272,10 +274,5 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
 
   private static long orMin(Long value) {
     return value == null ? Long.MIN_VALUE : value;
-  }
-
-  static long saturatedAdd(long a, long b) {
-    long sum = a + b;
-    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
   }
 }

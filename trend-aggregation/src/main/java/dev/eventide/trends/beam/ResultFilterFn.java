@@ -113,7 +113,7 @@ final class ResultFilterFn extends DoFn<KV<String, Filtered>, TrendResult> {
       Long last = doneAt.read();
       if (last == null || f.doneAt() > last) {
         doneAt.write(f.doneAt());
-        long at = ChangeLogFn.saturatedAdd(f.doneAt(), purgeDelay) + 1;
+        long at = TrendAggregateFn.saturatedAdd(f.doneAt(), purgeDelay) + 1;
         done.withNoOutputTimestamp().set(new Instant(Math.min(at, LAST_TIMER)));
       }
       return;

@@ -58,18 +58,8 @@ final class RouteFn extends DoFn<Event, KV<String, Event>> {
     List<VersionedPlan.Route> routes = versions.route(e);
     if (problem == null) {
       for (VersionedPlan.Route r : routes) {
-        TrendPlan plan = versions.plan(r.version());
-        if (!fitsBeamTime(e.time(), plan.within(r.unit()), plan.slide(r.unit()))) {
-          problem =
-              "time "
-                  + e.time()
-                  + " is outside the event times Beam can window with WITHIN "
-                  + plan.within(r.unit())
-                  + " ms, SLIDE "
-                  + plan.slide(r.unit())
-                  + " ms (queries "
-                  + String.join(", ", plan.queryNames(r.unit()))
-                  + ")";
+        problem = outsideBeamTime(e.time(), versions.plan(r.version()), r.unit());
+        if (problem != null) {
           break;
         }
       }
@@ -96,6 +86,25 @@ final class RouteFn extends DoFn<Event, KV<String, Event>> {
   @SuppressWarnings("deprecation")
   public Duration getAllowedTimestampSkew() {
     return Duration.millis(Long.MAX_VALUE);
+  }
+
+  /**
+   * Null if every window of the unit holding time t, and its timers, are within Beam's timestamps,
+   * else why not.
+   */
+  static String outsideBeamTime(long t, TrendPlan plan, int unit) {
+    if (fitsBeamTime(t, plan.within(unit), plan.slide(unit))) {
+      return null;
+    }
+    return "time "
+        + t
+        + " is outside the event times Beam can window with WITHIN "
+        + plan.within(unit)
+        + " ms, SLIDE "
+        + plan.slide(unit)
+        + " ms (queries "
+        + String.join(", ", plan.queryNames(unit))
+        + ")";
   }
 
   /** Whether every window holding time t, and its timers, are within Beam's timestamps. */

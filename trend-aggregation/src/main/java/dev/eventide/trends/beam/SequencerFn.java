@@ -89,7 +89,8 @@ final class SequencerFn extends DoFn<KV<Integer, Sequenced>, KV<String, Event>> 
   private final long lateness;
 
   // The routing of the last list of versions seen, compiled once per worker and list.
-  private transient List<String> routedTags;
+  private transient String routedFirst;
+  private transient String routedLast;
   private transient VersionedPlan routing;
   private transient List<EventSchema> schemas;
 
@@ -181,16 +182,8 @@ final class SequencerFn extends DoFn<KV<Integer, Sequenced>, KV<String, Event>> 
       int index = r.version() - routing.firstVersion();
       TrendPlan plan = routing.plan(r.version());
       problem = schemas.get(index).problemWith(e);
-      if (problem == null
-          && !RouteFn.fitsBeamTime(e.time(), plan.within(r.unit()), plan.slide(r.unit()))) {
-        problem =
-            "time "
-                + e.time()
-                + " is outside the event times Beam can window with WITHIN "
-                + plan.within(r.unit())
-                + " ms, SLIDE "
-                + plan.slide(r.unit())
-                + " ms";
+      if (problem == null) {
+        problem = RouteFn.outsideBeamTime(e.time(), plan, r.unit());
       }
       if (problem != null) {
         break;
@@ -224,15 +217,21 @@ final class SequencerFn extends DoFn<KV<Integer, Sequenced>, KV<String, Event>> 
     }
   }
 
+  /**
+   * Compiles the routing of the versions known, unless it is compiled already: consecutive versions
+   * are named by their first and last tags.
+   */
   private void compile(List<KV<String, WorkloadVersion>> known) {
-    List<String> tags = known.stream().map(KV::getKey).toList();
-    if (tags.equals(routedTags)) {
+    String first = known.get(0).getKey();
+    String last = known.get(known.size() - 1).getKey();
+    if (first.equals(routedFirst) && last.equals(routedLast)) {
       return;
     }
     List<WorkloadVersion> list = known.stream().map(KV::getValue).toList();
     routing = VersionedPlan.of(list, sharing);
     schemas = list.stream().map(v -> EventSchema.of(v.workload())).toList();
-    routedTags = tags;
+    routedFirst = first;
+    routedLast = last;
   }
 
   /**

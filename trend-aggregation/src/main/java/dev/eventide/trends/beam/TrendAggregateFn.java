@@ -874,7 +874,8 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     return expiry(scope, t) <= horizon(p);
   }
 
-  private static long saturatedAdd(long a, long b) {
+  /** a + b, or {@code Long.MAX_VALUE} where that overflows. */
+  static long saturatedAdd(long a, long b) {
     long sum = a + b;
     return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
   }

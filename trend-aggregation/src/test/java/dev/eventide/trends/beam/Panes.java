@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.MapElements;
@@ -122,6 +123,21 @@ final class Panes {
     Map<String, String> expected = new HashMap<>();
     results.forEach(r -> expected.put(key(r), r.value()));
     return expected;
+  }
+
+  /**
+   * Asserts, when the pipeline runs, that each result's last pane holds the value {@code expected}
+   * gives its key (none: no result, or COUNT 0); {@code what} names the case in the failure.
+   */
+  static void assertFinalValues(
+      PCollection<TrendResult> results, String name, Map<String, String> expected, String what) {
+    PAssert.that(of(results, name))
+        .satisfies(
+            lines -> {
+              org.junit.jupiter.api.Assertions.assertEquals(
+                  Map.of(), wrongFinalValues(expected, last(parse(lines))), what);
+              return null;
+            });
   }
 
   /**

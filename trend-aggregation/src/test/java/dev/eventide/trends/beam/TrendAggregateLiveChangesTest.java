@@ -80,14 +80,7 @@ class TrendAggregateLiveChangesTest {
                 + seed
                 + ", changes "
                 + schedule.applied().stream().map(WorkloadChange::describe).toList();
-        PAssert.that(Panes.of(out.results(), "Lines " + seed))
-            .satisfies(
-                lines -> {
-                  Map<String, String> wrong =
-                      Panes.wrongFinalValues(expected, Panes.last(Panes.parse(lines)));
-                  assertEquals(Map.of(), wrong, what);
-                  return null;
-                });
+        Panes.assertFinalValues(out.results(), "Lines " + seed, expected, what);
         PAssert.that(out.deadLetters()).empty();
         PAssert.that(out.refusedChanges()).empty();
       }
@@ -134,14 +127,7 @@ class TrendAggregateLiveChangesTest {
                         .withAllowedLateness(Duration.millis(lateness)));
         Map<String, String> expected = c.expectedFinalValues(lateness);
         String what = "seed " + seed + ", lateness " + lateness + "\n" + c.schedule().describe();
-        PAssert.that(Panes.of(out.results(), "Lines " + seed))
-            .satisfies(
-                lines -> {
-                  Map<String, String> wrong =
-                      Panes.wrongFinalValues(expected, Panes.last(Panes.parse(lines)));
-                  assertEquals(Map.of(), wrong, what);
-                  return null;
-                });
+        Panes.assertFinalValues(out.results(), "Lines " + seed, expected, what);
         PAssert.that(out.refusedChanges()).empty();
       }
       PipelineResult result = pipeline.run();

@@ -63,14 +63,7 @@ class TrendAggregateWorkloadChangesTest {
                 + seed
                 + ", changes "
                 + schedule.applied().stream().map(WorkloadChange::describe).toList();
-        PAssert.that(Panes.of(out.results(), "Lines " + seed))
-            .satisfies(
-                lines -> {
-                  Map<String, String> wrong =
-                      Panes.wrongFinalValues(expected, Panes.last(Panes.parse(lines)));
-                  assertEquals(Map.of(), wrong, what);
-                  return null;
-                });
+        Panes.assertFinalValues(out.results(), "Lines " + seed, expected, what);
         PAssert.that(out.deadLetters()).empty();
       }
       PipelineResult result = pipeline.run();
@@ -108,14 +101,7 @@ class TrendAggregateWorkloadChangesTest {
                         .withAllowedLateness(Duration.millis(lateness)));
         Map<String, String> expected = c.expectedFinalValues(lateness);
         String what = "seed " + seed + ", lateness " + lateness + "\n" + c.schedule().describe();
-        PAssert.that(Panes.of(out.results(), "Lines " + seed))
-            .satisfies(
-                lines -> {
-                  Map<String, String> wrong =
-                      Panes.wrongFinalValues(expected, Panes.last(Panes.parse(lines)));
-                  assertEquals(Map.of(), wrong, what);
-                  return null;
-                });
+        Panes.assertFinalValues(out.results(), "Lines " + seed, expected, what);
       }
       PipelineResult result = pipeline.run();
       result.waitUntilFinish();

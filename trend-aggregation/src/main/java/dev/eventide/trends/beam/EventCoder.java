@@ -44,10 +44,44 @@ public final class EventCoder extends AtomicCoder<Event> {
 
   @Override
   public void encode(Event event, OutputStream out) throws IOException {
-    StringUtf8Coder.of().encode(event.type(), out);
-    VarLongCoder.of().encode(event.time(), out);
+    ByteWriter w = new ByteWriter(64);
+    w.utf8(event.type());
+    w.varLong(event.time());
     Map<String, Object> attributes = event.attributes();
-    encodeValues(inNameOrder(attributes) ? attributes : new TreeMap<>(attributes), out);
+    encodeValues(inNameOrder(attributes) ? attributes : new TreeMap<>(attributes), w);
+    w.writeTo(out);
+  }
+
+  /**
+   * The time of an encoded event, read in place: its type's length and bytes, then the time.
+   *
+   * @throws IllegalArgumentException if the bytes end before the time
+   */
+  static long timeOf(byte[] encoded) {
+    int[] position = {0};
+    long typeLength = varLong(encoded, position);
+    if (typeLength < 0 || typeLength > encoded.length - position[0]) {
+      throw new IllegalArgumentException(
+          "an encoded event of " + encoded.length + " bytes with a type of " + typeLength);
+    }
+    position[0] += (int) typeLength;
+    return varLong(encoded, position);
+  }
+
+  private static long varLong(byte[] bytes, int[] position) {
+    long v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (position[0] >= bytes.length) {
+        throw new IllegalArgumentException(
+            "an encoded event of " + bytes.length + " bytes ends inside a number");
+      }
+      byte b = bytes[position[0]++];
+      v |= (long) (b & 0x7F) << shift;
+      if (b >= 0) {
+        return v;
+      }
+    }
+    throw new IllegalArgumentException("an encoded event holds a number longer than 64 bits");
   }
 
   /** Decoded events have their attributes in name order already: no need to sort them again. */
@@ -71,23 +105,31 @@ public final class EventCoder extends AtomicCoder<Event> {
 
   /** Encodes names with values that are {@link BigDecimal}s or strings, in the map's order. */
   static void encodeValues(Map<String, Object> values, OutputStream out) throws IOException {
-    VarIntCoder.of().encode(values.size(), out);
+    ByteWriter w = new ByteWriter(64);
+    encodeValues(values, w);
+    w.writeTo(out);
+  }
+
+  private static void encodeValues(Map<String, Object> values, ByteWriter w) throws CoderException {
+    w.varInt(values.size());
     for (Map.Entry<String, Object> a : values.entrySet()) {
-      StringUtf8Coder.of().encode(a.getKey(), out);
+      w.utf8(a.getKey());
       if (a.getValue() instanceof BigDecimal number) {
         BigInteger unscaled = number.unscaledValue();
         if (unscaled.bitLength() < 64) {
-          VarIntCoder.of().encode(SMALL_NUMBER, out);
-          VarIntCoder.of().encode(number.scale(), out);
-          VarLongCoder.of().encode(zigzag(unscaled.longValue()), out);
+          w.varInt(SMALL_NUMBER);
+          w.varInt(number.scale());
+          w.varLong(zigzag(unscaled.longValue()));
         } else {
-          VarIntCoder.of().encode(BIG_NUMBER, out);
-          VarIntCoder.of().encode(number.scale(), out);
-          ByteArrayCoder.of().encode(unscaled.toByteArray(), out);
+          byte[] bytes = unscaled.toByteArray();
+          w.varInt(BIG_NUMBER);
+          w.varInt(number.scale());
+          w.varInt(bytes.length);
+          w.bytes(bytes);
         }
       } else if (a.getValue() instanceof String string) {
-        VarIntCoder.of().encode(STRING, out);
-        StringUtf8Coder.of().encode(string, out);
+        w.varInt(STRING);
+        w.utf8(string);
       } else {
         throw new CoderException(
             "value of '" + a.getKey() + "' is neither a number nor a string: " + a.getValue());

@@ -16,7 +16,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.LongPredicate;
-import java.util.function.Predicate;
 import org.apache.beam.sdk.coders.AtomicCoder;
 import org.apache.beam.sdk.coders.CoderException;
 import org.apache.beam.sdk.coders.ListCoder;
@@ -146,12 +145,12 @@ final class RetainedEvents {
   }
 
   /**
-   * Keeps in the memory bucket the events {@code keep} accepts (called once per event), for expiry;
-   * returns how many went.
+   * Keeps in the memory bucket the events whose time {@code keep} accepts (called once per event,
+   * with the time read from its encoding: nothing is decoded), for expiry; returns how many went.
    */
-  int retainInMemory(Predicate<Event> keep) {
+  int retainInMemory(LongPredicate keep) {
     moveLegacyBucket();
-    return bag.retainInMemory(keep);
+    return bag.retainEncodedInMemory(encoded -> keep.test(EventCoder.timeOf(encoded)));
   }
 
   /** The latest event time of each block. */

@@ -19,11 +19,14 @@ import org.joda.time.Instant;
 
 /**
  * Checks each event against the workload's schema and keys it by every (sharing unit, GROUPBY
- * group) that reads it, timestamped at its time; an event the workload cannot use goes to the dead
- * letters with the reason.
+ * group) that reads it; an event the workload cannot use goes to the dead letters with the reason.
+ * The events of a bundle are sent per key in batches ({@link EventBatches}), each timestamped at
+ * its earliest event, at the end of the bundle: no runner moves the output watermark past a bundle
+ * before it finishes (Flink's {@code DoFnOperator#maybeEmitWatermark} waits for it), so a batch is
+ * as late, or on time, as its events are alone.
  */
-final class RouteFn extends DoFn<Event, KV<String, Event>> {
-  static final TupleTag<KV<String, Event>> ROUTED = new TupleTag<>() {};
+final class RouteFn extends DoFn<Event, KV<String, List<Event>>> {
+  static final TupleTag<KV<String, List<Event>>> ROUTED = new TupleTag<>() {};
   static final TupleTag<DeadLetter> DEAD = new TupleTag<>() {};
 
   private final Workload workload;
@@ -31,6 +34,7 @@ final class RouteFn extends DoFn<Event, KV<String, Event>> {
   private final Sharing sharing;
   private transient VersionedPlan versions;
   private transient WorkloadVersions schemas;
+  private transient EventBatches batches;
 
   RouteFn(Workload workload, List<WorkloadChange> changes, Sharing sharing) {
     this.workload = workload;
@@ -49,6 +53,7 @@ final class RouteFn extends DoFn<Event, KV<String, Event>> {
             refused -> {
               throw refused;
             });
+    batches = new EventBatches();
   }
 
   @ProcessElement
@@ -64,7 +69,6 @@ final class RouteFn extends DoFn<Event, KV<String, Event>> {
         }
       }
     }
-    Instant time = new Instant(e.time());
     if (problem != null) {
       TrendMetrics.DEAD_LETTERS.inc();
       out.get(DEAD).outputWithTimestamp(new DeadLetter(e, problem), clamp(e.time()));
@@ -77,8 +81,17 @@ final class RouteFn extends DoFn<Event, KV<String, Event>> {
     for (VersionedPlan.Route r : routes) {
       TrendPlan plan = versions.plan(r.version());
       List<Object> group = plan.group(new TrendPlan.Route(r.unit(), r.partition()));
-      out.get(ROUTED).outputWithTimestamp(KV.of(key(r.version(), r.unit(), group), e), time);
+      batches.add(key(r.version(), r.unit(), group), e);
     }
+    if (batches.full()) {
+      batches.flush(out.get(ROUTED)::outputWithTimestamp);
+    }
+  }
+
+  @FinishBundle
+  public void finishBundle(FinishBundleContext c) {
+    // The input is in the global window (TrendAggregate's first step), and so is every batch.
+    batches.flush((batch, timestamp) -> c.output(ROUTED, batch, timestamp, GlobalWindow.INSTANCE));
   }
 
   /** Events keep their own time as timestamp, which may be before the input element's. */

@@ -41,10 +41,11 @@ import org.joda.time.Instant;
  * ({@link VersionedPlan#route}), to keys {@code <version tag>:<unit>/<group>} (version 0 keeps the
  * keys of a job without changes). An event that comes after the watermark passed its time is routed
  * at once. No step waits longer for it than for the watermark: the keys hold events until their
- * windows end anyway. Cost: one more shuffle, a state append and a read per event.
+ * windows end anyway. The events a firing releases go to their keys in one batch per key ({@link
+ * EventBatches}). Cost: one more shuffle, a state append and a read per event.
  */
-final class SequencerFn extends DoFn<KV<Integer, Sequenced>, KV<String, Event>> {
-  static final TupleTag<KV<String, Event>> ROUTED = new TupleTag<>() {};
+final class SequencerFn extends DoFn<KV<Integer, Sequenced>, KV<String, List<Event>>> {
+  static final TupleTag<KV<String, List<Event>>> ROUTED = new TupleTag<>() {};
   static final TupleTag<DeadLetter> DEAD = new TupleTag<>() {};
 
   private static final String VERSIONS = "versions";
@@ -127,7 +128,9 @@ final class SequencerFn extends DoFn<KV<Integer, Sequenced>, KV<String, Event>> 
     TrendMetrics.EVENTS.inc();
     long watermark = Math.max(orMin(horizon.read()), release.getCurrentRelativeTime().getMillis());
     if (e.time() < watermark) {
-      route(e, orInitial(versions.read()), out);
+      EventBatches routed = new EventBatches();
+      route(e, orInitial(versions.read()), routed, out);
+      routed.flush(out.get(ROUTED)::outputWithTimestamp);
       return;
     }
     pending.add(e);
@@ -155,9 +158,14 @@ final class SequencerFn extends DoFn<KV<Integer, Sequenced>, KV<String, Event>> 
     PendingEvents events = new PendingEvents(pending, pendingSlices, index, slice);
     events.readLater(watermark - 1);
     List<KV<String, WorkloadVersion>> known = orInitial(versions.read());
+    EventBatches routed = new EventBatches();
     for (Event e : events.takeUpTo(watermark - 1)) {
-      route(e, known, out);
+      route(e, known, routed, out);
+      if (routed.full()) {
+        routed.flush(out.get(ROUTED)::outputWithTimestamp);
+      }
     }
+    routed.flush(out.get(ROUTED)::outputWithTimestamp);
     if (index.isEmpty()) {
       pendingIndex.clear();
       pendingMin.clear();
@@ -173,8 +181,15 @@ final class SequencerFn extends DoFn<KV<Integer, Sequenced>, KV<String, Event>> 
     }
   }
 
-  /** Routes an event by the versions whose windows may hold it, or sends it to the dead letters. */
-  private void route(Event e, List<KV<String, WorkloadVersion>> known, MultiOutputReceiver out) {
+  /**
+   * Routes an event by the versions whose windows may hold it, into the batches of its keys, or
+   * sends it to the dead letters.
+   */
+  private void route(
+      Event e,
+      List<KV<String, WorkloadVersion>> known,
+      EventBatches routed,
+      MultiOutputReceiver out) {
     compile(known);
     List<VersionedPlan.Route> routes = routing.route(e);
     String problem = null;
@@ -206,14 +221,11 @@ final class SequencerFn extends DoFn<KV<Integer, Sequenced>, KV<String, Event>> 
       TrendMetrics.EVENTS_IGNORED.inc();
       return;
     }
-    Instant time = new Instant(e.time());
     for (VersionedPlan.Route r : routes) {
       TrendPlan plan = routing.plan(r.version());
       List<Object> group = plan.group(new TrendPlan.Route(r.unit(), r.partition()));
       String tag = known.get(r.version() - routing.firstVersion()).getKey();
-      out.get(ROUTED)
-          .outputWithTimestamp(
-              KV.of(RouteFn.key(r.version() == 0 ? null : tag, r.unit(), group), e), time);
+      routed.add(RouteFn.key(r.version() == 0 ? null : tag, r.unit(), group), e);
     }
   }
 

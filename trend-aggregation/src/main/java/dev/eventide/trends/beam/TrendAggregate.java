@@ -453,13 +453,13 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
   }
 
   private PCollectionTuple aggregate(
-      PCollection<KV<String, Event>> routed, VersionStore liveVersions) {
+      PCollection<KV<String, List<Event>>> routed, VersionStore liveVersions) {
     TupleTagList outputs = TupleTagList.of(TrendAggregateFn.DEAD);
     if (liveVersions != null) {
       outputs = outputs.and(TrendAggregateFn.VERSIONED);
     }
     return routed
-        .setCoder(KvCoder.of(StringUtf8Coder.of(), EventCoder.of()))
+        .setCoder(KvCoder.of(StringUtf8Coder.of(), EventBatchCoder.of()))
         .apply(
             "Aggregate",
             ParDo.of(

@@ -80,7 +80,7 @@ import org.joda.time.Instant;
  * WITHIN before its earliest event (reading only the blocks that reach that far): proportional to
  * the window, not the stream.
  */
-final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
+final class TrendAggregateFn extends DoFn<KV<String, List<Event>>, TrendResult> {
   static final TupleTag<TrendResult> RESULTS = new TupleTag<>() {};
   static final TupleTag<DeadLetter> DEAD = new TupleTag<>() {};
   // With changes sent while the job runs: results keyed by version tag and query, to be filtered.
@@ -223,7 +223,7 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
 
   @ProcessElement
   public void process(
-      @Element KV<String, Event> element,
+      @Element KV<String, List<Event>> batch,
       @StateId(PENDING) BagState<Event> pending,
       @StateId(LATE) BagState<KV<Long, Event>> late,
       @StateId(PROGRESS) ValueState<Progress> progress,
@@ -231,22 +231,23 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       @TimerId(FIRE) Timer fire,
       @TimerId(FORGET) Timer forget,
       MultiOutputReceiver out) {
-    Scope scope = scopeIfKept(element.getKey());
-    Event e = element.getValue();
+    Scope scope = scopeIfKept(batch.getKey());
     if (scope == null) {
-      TrendMetrics.DEAD_LETTERS.inc();
-      out.get(DEAD)
-          .outputWithTimestamp(
-              new DeadLetter(
-                  e,
-                  "later than the allowed lateness of "
-                      + lateness
-                      + " ms: every window of version "
-                      + RouteFn.versionTagOf(element.getKey())
-                      + " of the workload holding time "
-                      + e.time()
-                      + " had expired"),
-              new Instant(e.time()));
+      for (Event e : batch.getValue()) {
+        TrendMetrics.DEAD_LETTERS.inc();
+        out.get(DEAD)
+            .outputWithTimestamp(
+                new DeadLetter(
+                    e,
+                    "later than the allowed lateness of "
+                        + lateness
+                        + " ms: every window of version "
+                        + RouteFn.versionTagOf(batch.getKey())
+                        + " of the workload holding time "
+                        + e.time()
+                        + " had expired"),
+                new Instant(e.time()));
+      }
       return;
     }
     clearedAt.readLater();
@@ -277,26 +278,40 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
       // watermark has closed are re-evaluated (if not expired), never fired on time with it.
       p.evaluatedUpTo = Math.max(p.evaluatedUpTo, lastEndPassed(scope, watermark));
     }
-    long t = e.time();
-    boolean evaluated = t <= p.evaluatedUpTo;
-    // Beam's rule: every window holding t has expired once the watermark passed its end plus the
-    // allowed lateness (the key's timers may not have seen that watermark yet).
-    boolean expiredByWatermark = expiry(scope, t) < watermark;
-    if (expiredByWatermark || expired(scope, t, p)) {
-      deadLetter(out, e, scope, t);
-      return;
+    boolean holding = read != null;
+    long fireAt = p.fireAt;
+    long holdAt = p.holdAt;
+    for (Event e : batch.getValue()) {
+      long t = e.time();
+      // Beam's rule: every window holding t has expired once the watermark passed its end plus the
+      // allowed lateness (the key's timers may not have seen that watermark yet).
+      boolean expiredByWatermark = expiry(scope, t) < watermark;
+      if (expiredByWatermark || expired(scope, t, p)) {
+        deadLetter(out, e, scope, t);
+        continue;
+      }
+      if (!holding) {
+        holding = true;
+        TrendMetrics.KEYS_HOLDING_STATE.inc();
+        forgetMemory(clearedAt, forget, watermark);
+      }
+      if (t <= p.evaluatedUpTo) {
+        TrendMetrics.LATE_EVENTS.inc();
+        late.add(KV.of(watermark, e));
+        fireAt = Math.min(fireAt, p.evaluatedUpTo);
+      } else {
+        pending.add(e);
+        fireAt = Math.min(fireAt, firstEnd(scope, t) - 1);
+      }
+      holdAt = Math.min(holdAt, t);
     }
-    if (read == null) {
-      TrendMetrics.KEYS_HOLDING_STATE.inc();
-      forgetMemory(clearedAt, forget, watermark);
-    }
-    if (evaluated) {
-      TrendMetrics.LATE_EVENTS.inc();
-      late.add(KV.of(watermark, e));
-      schedule(p, p.evaluatedUpTo, t, fire, progress);
-    } else {
-      pending.add(e);
-      schedule(p, firstEnd(scope, t) - 1, t, fire, progress);
+    // The fire timer moves earlier if an event must fire by then or hold the output there: once
+    // per batch.
+    if (fireAt < p.fireAt || holdAt < p.holdAt) {
+      p.fireAt = fireAt;
+      p.holdAt = holdAt;
+      fire.withOutputTimestamp(new Instant(p.holdAt)).set(new Instant(p.fireAt));
+      progress.write(p);
     }
   }
 
@@ -444,9 +459,9 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
     // open (a re-evaluation rebuilds open windows from these events); the next fire retries.
     long[] next = {Long.MAX_VALUE};
     retained.retainInMemory(
-        e -> {
-          long expiry = expiry(scope, e.time());
-          if (expiry <= now && lastEnd(scope, e.time()) - 1 <= p.evaluatedUpTo) {
+        time -> {
+          long expiry = expiry(scope, time);
+          if (expiry <= now && lastEnd(scope, time) - 1 <= p.evaluatedUpTo) {
             return false;
           }
           if (expiry > now) {
@@ -800,17 +815,6 @@ final class TrendAggregateFn extends DoFn<KV<String, Event>, TrendResult> {
 
   private List<Object> groupOf(Event e, Scope scope) {
     return scope.plan.group(new TrendPlan.Route(scope.unit, scope.plan.partition(scope.unit, e)));
-  }
-
-  /** Moves the fire timer earlier if it must fire by {@code at} or hold output at {@code hold}. */
-  private static void schedule(
-      Progress p, long at, long hold, Timer fire, ValueState<Progress> progress) {
-    if (at < p.fireAt || hold < p.holdAt) {
-      p.fireAt = Math.min(p.fireAt, at);
-      p.holdAt = Math.min(p.holdAt, hold);
-      fire.withOutputTimestamp(new Instant(p.holdAt)).set(new Instant(p.fireAt));
-      progress.write(p);
-    }
   }
 
   private static void scheduleExpiry(Progress p, long at, Timer expire) {

@@ -96,7 +96,7 @@ class RetainedEventsTest {
     retained.add(events(7, 9));
     assertEquals(2, progress.retainedInMemory);
     assertEquals(List.of(3L, 4L, 7L, 9L), times(retained.from(3)));
-    assertEquals(1, retained.retainInMemory(e -> e.time() > 7));
+    assertEquals(1, retained.retainInMemory(time -> time > 7));
     assertEquals(List.of(1L, 2L, 3L, 4L, 9L), times(retained.from(0)));
     assertEquals(1, retained.deleteBlocks(maxTime -> maxTime <= 4));
     assertTrue(retained.noBlocks());

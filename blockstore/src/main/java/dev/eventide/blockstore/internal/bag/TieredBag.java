@@ -282,11 +282,19 @@ public final class TieredBag<T> {
    * order); the bucket is rewritten only if some go. Returns how many went.
    */
   public int retainInMemory(Predicate<? super T> keep) {
+    return retainEncodedInMemory(encoded -> keep.test(decoded(encoded, null)));
+  }
+
+  /**
+   * {@link #retainInMemory}, judging each element by its encoding, without decoding it: for an
+   * encoding whose fields a caller can read in place (an element's time, say).
+   */
+  public int retainEncodedInMemory(Predicate<byte[]> keep) {
     List<byte[]> all = new ArrayList<>();
     state.memory().forEach(all::add);
     List<byte[]> kept = new ArrayList<>(all.size());
     for (byte[] encoded : all) {
-      if (keep.test(decoded(encoded, null))) {
+      if (keep.test(encoded)) {
         kept.add(encoded);
       }
     }

@@ -305,6 +305,11 @@ class TieredBagTest {
     assertEquals(List.of(2L, 4L), all(bag.memory()));
     assertEquals(2, state.memorySize()[0]);
     assertEquals(16, state.memorySize()[1]);
+    // Judged by the encoding alone: here the element's own 8 bytes.
+    assertEquals(0, bag.retainEncodedInMemory(encoded -> encoded.length == Long.BYTES));
+    assertEquals(1, bag.retainEncodedInMemory(encoded -> ByteBuffer.wrap(encoded).getLong() > 2));
+    assertEquals(List.of(4L), all(bag.memory()));
+    assertEquals(8, state.memorySize()[1]);
   }
 
   @Test

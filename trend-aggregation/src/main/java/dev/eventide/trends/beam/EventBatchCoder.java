@@ -1,0 +1,236 @@
+package dev.eventide.trends.beam;
+
+import dev.eventide.trends.Event;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.beam.sdk.coders.AtomicCoder;
+import org.apache.beam.sdk.coders.CoderException;
+import org.apache.beam.sdk.util.VarInt;
+
+/**
+ * The coder of a batch of routed events ({@link EventBatches}) on its way to the keys: one
+ * length-prefixed block in which every string (type, attribute name, string value) is written once
+ * and then referred to by its index, so the names that every event repeats cost a byte, and the
+ * decoded events of a batch share their strings (and the strings' cached hashes). Values as in
+ * {@link EventCoder}, attributes in name order. Only ever on the wire between two steps, never in
+ * state: its format may change between builds.
+ */
+final class EventBatchCoder extends AtomicCoder<List<Event>> {
+  private static final EventBatchCoder INSTANCE = new EventBatchCoder();
+  private static final long serialVersionUID = 1L;
+
+  private static final int SMALL_NUMBER = 0;
+  private static final int STRING = 1;
+  private static final int BIG_NUMBER = 2;
+
+  private EventBatchCoder() {}
+
+  static EventBatchCoder of() {
+    return INSTANCE;
+  }
+
+  @Override
+  public void encode(List<Event> events, OutputStream out) throws IOException {
+    Writer w = new Writer();
+    w.varLong(events.size());
+    for (Event e : events) {
+      w.string(e.type());
+      w.varLong(zigzag(e.time()));
+      Map<String, Object> attributes = e.attributes();
+      if (!inNameOrder(attributes)) {
+        attributes = new TreeMap<>(attributes);
+      }
+      w.varLong(attributes.size());
+      for (Map.Entry<String, Object> a : attributes.entrySet()) {
+        w.string(a.getKey());
+        if (a.getValue() instanceof BigDecimal number) {
+          BigInteger unscaled = number.unscaledValue();
+          if (unscaled.bitLength() < 64) {
+            w.varLong(SMALL_NUMBER);
+            w.varLong(zigzag(number.scale()));
+            w.varLong(zigzag(unscaled.longValue()));
+          } else {
+            byte[] bytes = unscaled.toByteArray();
+            w.varLong(BIG_NUMBER);
+            w.varLong(zigzag(number.scale()));
+            w.varLong(bytes.length);
+            w.buffer.bytes(bytes);
+          }
+        } else if (a.getValue() instanceof String string) {
+          w.varLong(STRING);
+          w.string(string);
+        } else {
+          throw new CoderException(
+              "value of '" + a.getKey() + "' is neither a number nor a string: " + a.getValue());
+        }
+      }
+    }
+    VarInt.encode(w.buffer.size(), out);
+    w.buffer.writeTo(out);
+  }
+
+  @Override
+  public List<Event> decode(InputStream in) throws IOException {
+    int size = VarInt.decodeInt(in);
+    if (size < 0) {
+      throw new CoderException("event batch of negative length " + size);
+    }
+    byte[] block = new byte[size];
+    int read = in.readNBytes(block, 0, size);
+    if (read != size) {
+      throw new CoderException("event batch of " + size + " bytes ends after " + read);
+    }
+    Reader r = new Reader(block);
+    int count = r.length("events");
+    List<Event> events = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      String type = r.string();
+      long time = unzigzag(r.varLong());
+      int attributes = r.length("attributes");
+      Map<String, Object> values = new LinkedHashMap<>(attributes * 2);
+      for (int a = 0; a < attributes; a++) {
+        String name = r.string();
+        long tag = r.varLong();
+        switch (tag > BIG_NUMBER || tag < 0 ? -1 : (int) tag) {
+          case SMALL_NUMBER -> {
+            int scale = (int) unzigzag(r.varLong());
+            values.put(name, BigDecimal.valueOf(unzigzag(r.varLong()), scale));
+          }
+          case BIG_NUMBER -> {
+            int scale = (int) unzigzag(r.varLong());
+            int length = r.length("number");
+            if (length == 0) {
+              throw new CoderException("event batch: a number of no bytes in '" + name + "'");
+            }
+            values.put(name, new BigDecimal(new BigInteger(r.bytes(length)), scale));
+          }
+          case STRING -> values.put(name, r.string());
+          default -> throw new CoderException("unknown value tag " + tag + " of '" + name + "'");
+        }
+      }
+      events.add(Event.of(type, time, values));
+    }
+    if (r.position != block.length) {
+      throw new CoderException(
+          "event batch of " + block.length + " bytes has " + (block.length - r.position) + " left");
+    }
+    return events;
+  }
+
+  private static boolean inNameOrder(Map<String, Object> attributes) {
+    String previous = null;
+    for (String name : attributes.keySet()) {
+      if (previous != null && previous.compareTo(name) >= 0) {
+        return false;
+      }
+      previous = name;
+    }
+    return true;
+  }
+
+  private static long zigzag(long v) {
+    return (v << 1) ^ (v >> 63);
+  }
+
+  private static long unzigzag(long v) {
+    return (v >>> 1) ^ -(v & 1);
+  }
+
+  @Override
+  public void verifyDeterministic() {}
+
+  /** A string is its index if written before in the batch, else the next index and the string. */
+  private static final class Writer {
+    private final ByteWriter buffer = new ByteWriter(256);
+    private final Map<String, Integer> strings = new HashMap<>();
+
+    void string(String s) {
+      Integer index = strings.get(s);
+      if (index != null) {
+        buffer.varLong(index);
+        return;
+      }
+      buffer.varLong(strings.size());
+      strings.put(s, strings.size());
+      buffer.utf8(s);
+    }
+
+    void varLong(long v) {
+      buffer.varLong(v);
+    }
+  }
+
+  private static final class Reader {
+    private final byte[] block;
+    private int position;
+    private final List<String> strings = new ArrayList<>();
+
+    Reader(byte[] block) {
+      this.block = block;
+    }
+
+    String string() throws CoderException {
+      long index = varLong();
+      if (index >= 0 && index < strings.size()) {
+        return strings.get((int) index);
+      }
+      if (index != strings.size()) {
+        throw new CoderException(
+            "event batch refers to string " + index + " of " + strings.size() + " written");
+      }
+      int length = length("string");
+      String s = new String(block, position, length, StandardCharsets.UTF_8);
+      position += length;
+      strings.add(s);
+      return s;
+    }
+
+    long varLong() throws CoderException {
+      long v = 0;
+      for (int shift = 0; shift < 64; shift += 7) {
+        if (position >= block.length) {
+          throw new CoderException("event batch ends inside a number");
+        }
+        byte b = block[position++];
+        v |= (long) (b & 0x7F) << shift;
+        if (b >= 0) {
+          return v;
+        }
+      }
+      throw new CoderException("event batch holds a number longer than 64 bits");
+    }
+
+    /** A count or length: each of its items takes a byte at least, so it fits what is left. */
+    int length(String what) throws CoderException {
+      long v = varLong();
+      if (v < 0 || v > block.length - position) {
+        throw new CoderException(
+            "event batch: "
+                + what
+                + " of "
+                + v
+                + " with "
+                + (block.length - position)
+                + " bytes left");
+      }
+      return (int) v;
+    }
+
+    byte[] bytes(int length) {
+      byte[] b = Arrays.copyOfRange(block, position, position + length);
+      position += length;
+      return b;
+    }
+  }
+}

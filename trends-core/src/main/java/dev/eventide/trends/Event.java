@@ -1,7 +1,6 @@
 package dev.eventide.trends;
 
 import java.math.BigDecimal;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -17,13 +16,13 @@ import java.util.Objects;
  * }</pre>
  */
 public final class Event implements java.io.Serializable {
-  private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 2L;
 
   private final String type;
   private final long time;
-  private final Map<String, Object> attributes;
+  private final Attributes attributes;
 
-  private Event(String type, long time, Map<String, Object> attributes) {
+  private Event(String type, long time, Attributes attributes) {
     this.type = type;
     this.time = time;
     this.attributes = attributes;
@@ -35,9 +34,24 @@ public final class Event implements java.io.Serializable {
    */
   public static Event of(String type, long time, Map<String, ?> attributes) {
     Objects.requireNonNull(type, "type");
-    Map<String, Object> copy = new LinkedHashMap<>();
-    attributes.forEach((name, value) -> copy.put(name, normalize(name, value)));
-    return new Event(type, time, Collections.unmodifiableMap(copy));
+    int size = attributes.size();
+    String[] names = new String[size];
+    Object[] values = new Object[size];
+    int i = 0;
+    for (Map.Entry<String, ?> a : attributes.entrySet()) {
+      if (i == size) {
+        throw new IllegalArgumentException(
+            "the attributes' map gave more entries than its size, " + size);
+      }
+      names[i] = Objects.requireNonNull(a.getKey(), "an attribute's name");
+      values[i] = normalize(a.getKey(), a.getValue());
+      i++;
+    }
+    if (i != size) {
+      throw new IllegalArgumentException(
+          "the attributes' map gave " + i + " entries, not its size, " + size);
+    }
+    return new Event(type, time, new Attributes(names, values));
   }
 
   /** Returns an event with attributes given as alternating names and values. */

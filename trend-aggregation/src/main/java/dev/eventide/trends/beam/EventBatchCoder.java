@@ -6,9 +6,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,9 +44,9 @@ final class EventBatchCoder extends AtomicCoder<List<Event>> {
     w.varLong(events.size());
     for (Event e : events) {
       w.string(e.type());
-      w.varLong(zigzag(e.time()));
+      w.varLong(EventCoder.zigzag(e.time()));
       Map<String, Object> attributes = e.attributes();
-      if (!inNameOrder(attributes)) {
+      if (!EventCoder.inNameOrder(attributes)) {
         attributes = new TreeMap<>(attributes);
       }
       w.varLong(attributes.size());
@@ -58,12 +56,12 @@ final class EventBatchCoder extends AtomicCoder<List<Event>> {
           BigInteger unscaled = number.unscaledValue();
           if (unscaled.bitLength() < 64) {
             w.varLong(SMALL_NUMBER);
-            w.varLong(zigzag(number.scale()));
-            w.varLong(zigzag(unscaled.longValue()));
+            w.varLong(EventCoder.zigzag(number.scale()));
+            w.varLong(EventCoder.zigzag(unscaled.longValue()));
           } else {
             byte[] bytes = unscaled.toByteArray();
             w.varLong(BIG_NUMBER);
-            w.varLong(zigzag(number.scale()));
+            w.varLong(EventCoder.zigzag(number.scale()));
             w.varLong(bytes.length);
             w.buffer.bytes(bytes);
           }
@@ -92,28 +90,28 @@ final class EventBatchCoder extends AtomicCoder<List<Event>> {
       throw new CoderException("event batch of " + size + " bytes ends after " + read);
     }
     Reader r = new Reader(block);
-    int count = r.length("events");
+    int count = r.in.length("events");
     List<Event> events = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       String type = r.string();
-      long time = unzigzag(r.varLong());
-      int attributes = r.length("attributes");
+      long time = EventCoder.unzigzag(r.in.varLong());
+      int attributes = r.in.length("attributes");
       Map<String, Object> values = new LinkedHashMap<>(attributes * 2);
       for (int a = 0; a < attributes; a++) {
         String name = r.string();
-        long tag = r.varLong();
+        long tag = r.in.varLong();
         switch (tag > BIG_NUMBER || tag < 0 ? -1 : (int) tag) {
           case SMALL_NUMBER -> {
-            int scale = (int) unzigzag(r.varLong());
-            values.put(name, BigDecimal.valueOf(unzigzag(r.varLong()), scale));
+            int scale = (int) EventCoder.unzigzag(r.in.varLong());
+            values.put(name, BigDecimal.valueOf(EventCoder.unzigzag(r.in.varLong()), scale));
           }
           case BIG_NUMBER -> {
-            int scale = (int) unzigzag(r.varLong());
-            int length = r.length("number");
+            int scale = (int) EventCoder.unzigzag(r.in.varLong());
+            int length = r.in.length("number");
             if (length == 0) {
               throw new CoderException("event batch: a number of no bytes in '" + name + "'");
             }
-            values.put(name, new BigDecimal(new BigInteger(r.bytes(length)), scale));
+            values.put(name, new BigDecimal(new BigInteger(r.in.bytes(length)), scale));
           }
           case STRING -> values.put(name, r.string());
           default -> throw new CoderException("unknown value tag " + tag + " of '" + name + "'");
@@ -121,30 +119,11 @@ final class EventBatchCoder extends AtomicCoder<List<Event>> {
       }
       events.add(Event.of(type, time, values));
     }
-    if (r.position != block.length) {
+    if (r.in.remaining() != 0) {
       throw new CoderException(
-          "event batch of " + block.length + " bytes has " + (block.length - r.position) + " left");
+          "event batch of " + block.length + " bytes has " + r.in.remaining() + " left");
     }
     return events;
-  }
-
-  private static boolean inNameOrder(Map<String, Object> attributes) {
-    String previous = null;
-    for (String name : attributes.keySet()) {
-      if (previous != null && previous.compareTo(name) >= 0) {
-        return false;
-      }
-      previous = name;
-    }
-    return true;
-  }
-
-  private static long zigzag(long v) {
-    return (v << 1) ^ (v >> 63);
-  }
-
-  private static long unzigzag(long v) {
-    return (v >>> 1) ^ -(v & 1);
   }
 
   @Override
@@ -171,17 +150,17 @@ final class EventBatchCoder extends AtomicCoder<List<Event>> {
     }
   }
 
+  /** A {@link ByteReader} with the strings read so far. */
   private static final class Reader {
-    private final byte[] block;
-    private int position;
+    private final ByteReader in;
     private final List<String> strings = new ArrayList<>();
 
     Reader(byte[] block) {
-      this.block = block;
+      this.in = new ByteReader(block, "event batch");
     }
 
     String string() throws CoderException {
-      long index = varLong();
+      long index = in.varLong();
       if (index >= 0 && index < strings.size()) {
         return strings.get((int) index);
       }
@@ -189,48 +168,9 @@ final class EventBatchCoder extends AtomicCoder<List<Event>> {
         throw new CoderException(
             "event batch refers to string " + index + " of " + strings.size() + " written");
       }
-      int length = length("string");
-      String s = new String(block, position, length, StandardCharsets.UTF_8);
-      position += length;
+      String s = in.utf8(in.length("string"));
       strings.add(s);
       return s;
-    }
-
-    long varLong() throws CoderException {
-      long v = 0;
-      for (int shift = 0; shift < 64; shift += 7) {
-        if (position >= block.length) {
-          throw new CoderException("event batch ends inside a number");
-        }
-        byte b = block[position++];
-        v |= (long) (b & 0x7F) << shift;
-        if (b >= 0) {
-          return v;
-        }
-      }
-      throw new CoderException("event batch holds a number longer than 64 bits");
-    }
-
-    /** A count or length: each of its items takes a byte at least, so it fits what is left. */
-    int length(String what) throws CoderException {
-      long v = varLong();
-      if (v < 0 || v > block.length - position) {
-        throw new CoderException(
-            "event batch: "
-                + what
-                + " of "
-                + v
-                + " with "
-                + (block.length - position)
-                + " bytes left");
-      }
-      return (int) v;
-    }
-
-    byte[] bytes(int length) {
-      byte[] b = Arrays.copyOfRange(block, position, position + length);
-      position += length;
-      return b;
     }
   }
 }

@@ -58,34 +58,17 @@ public final class EventCoder extends AtomicCoder<Event> {
    * @throws IllegalArgumentException if the bytes end before the time
    */
   static long timeOf(byte[] encoded) {
-    int[] position = {0};
-    long typeLength = varLong(encoded, position);
-    if (typeLength < 0 || typeLength > encoded.length - position[0]) {
-      throw new IllegalArgumentException(
-          "an encoded event of " + encoded.length + " bytes with a type of " + typeLength);
+    ByteReader in = new ByteReader(encoded, "an encoded event");
+    try {
+      in.skip(in.length("type"));
+      return in.varLong();
+    } catch (CoderException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
     }
-    position[0] += (int) typeLength;
-    return varLong(encoded, position);
-  }
-
-  private static long varLong(byte[] bytes, int[] position) {
-    long v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (position[0] >= bytes.length) {
-        throw new IllegalArgumentException(
-            "an encoded event of " + bytes.length + " bytes ends inside a number");
-      }
-      byte b = bytes[position[0]++];
-      v |= (long) (b & 0x7F) << shift;
-      if (b >= 0) {
-        return v;
-      }
-    }
-    throw new IllegalArgumentException("an encoded event holds a number longer than 64 bits");
   }
 
   /** Decoded events have their attributes in name order already: no need to sort them again. */
-  private static boolean inNameOrder(Map<String, Object> attributes) {
+  static boolean inNameOrder(Map<String, Object> attributes) {
     String previous = null;
     for (String name : attributes.keySet()) {
       if (previous != null && previous.compareTo(name) >= 0) {
@@ -162,11 +145,11 @@ public final class EventCoder extends AtomicCoder<Event> {
     return values;
   }
 
-  private static long zigzag(long v) {
+  static long zigzag(long v) {
     return (v << 1) ^ (v >> 63);
   }
 
-  private static long unzigzag(long v) {
+  static long unzigzag(long v) {
     return (v >>> 1) ^ -(v & 1);
   }
 

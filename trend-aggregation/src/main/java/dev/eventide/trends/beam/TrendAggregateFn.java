@@ -234,19 +234,16 @@ final class TrendAggregateFn extends DoFn<KV<String, List<Event>>, TrendResult> 
     Scope scope = scopeIfKept(batch.getKey());
     if (scope == null) {
       for (Event e : batch.getValue()) {
-        TrendMetrics.DEAD_LETTERS.inc();
-        out.get(DEAD)
-            .outputWithTimestamp(
-                new DeadLetter(
-                    e,
-                    "later than the allowed lateness of "
-                        + lateness
-                        + " ms: every window of version "
-                        + RouteFn.versionTagOf(batch.getKey())
-                        + " of the workload holding time "
-                        + e.time()
-                        + " had expired"),
-                new Instant(e.time()));
+        deadLetter(
+            out,
+            e,
+            "later than the allowed lateness of "
+                + lateness
+                + " ms: every window of version "
+                + RouteFn.versionTagOf(batch.getKey())
+                + " of the workload holding time "
+                + e.time()
+                + " had expired");
       }
       return;
     }
@@ -798,19 +795,21 @@ final class TrendAggregateFn extends DoFn<KV<String, List<Event>>, TrendResult> 
   }
 
   private void deadLetter(MultiOutputReceiver out, Event e, Scope scope, long t) {
+    deadLetter(
+        out,
+        e,
+        "later than the allowed lateness of "
+            + lateness
+            + " ms: the windows of "
+            + String.join(", ", scope.plan.queryNames(scope.unit))
+            + " holding time "
+            + t
+            + " were already evaluated");
+  }
+
+  private static void deadLetter(MultiOutputReceiver out, Event e, String reason) {
     TrendMetrics.DEAD_LETTERS.inc();
-    out.get(DEAD)
-        .outputWithTimestamp(
-            new DeadLetter(
-                e,
-                "later than the allowed lateness of "
-                    + lateness
-                    + " ms: the windows of "
-                    + String.join(", ", scope.plan.queryNames(scope.unit))
-                    + " holding time "
-                    + t
-                    + " were already evaluated"),
-            new Instant(t));
+    out.get(DEAD).outputWithTimestamp(new DeadLetter(e, reason), new Instant(e.time()));
   }
 
   private List<Object> groupOf(Event e, Scope scope) {

@@ -44,10 +44,23 @@ final class BurstMap {
    */
   static BurstMap of(long[] sizes, Map<String, ExactDecimal[]> attributeSums, boolean keepLast) {
     BurstMap m = new BurstMap();
+    int last = keepLast ? sizes.length - 1 : sizes.length;
+    if (!composeInLongs(m, sizes, attributeSums, last)) {
+      compose(m, sizes, attributeSums, last);
+    }
+    if (keepLast) {
+      m.lastSize = sizes[last];
+      attributeSums.forEach((a, perGroup) -> m.lastSums.put(a, perGroup[last]));
+    }
+    return m;
+  }
+
+  /** Composes the first {@code last} groups into m's coefficients, exactly, at any size. */
+  static void compose(
+      BurstMap m, long[] sizes, Map<String, ExactDecimal[]> attributeSums, int last) {
     attributeSums
         .keySet()
         .forEach(a -> m.sums.put(a, new ExactDecimal[] {new ExactDecimal(), new ExactDecimal()}));
-    int last = keepLast ? sizes.length - 1 : sizes.length;
     for (int j = 0; j < last; j++) {
       long n = sizes[j];
       ExactInt a1 = new ExactInt(1 + n);
@@ -80,11 +93,89 @@ final class BurstMap {
       m.beta.multiply(a1);
       m.beta.add(n);
     }
-    if (keepLast) {
-      m.lastSize = sizes[last];
-      attributeSums.forEach((a, perGroup) -> m.lastSums.put(a, perGroup[last]));
+  }
+
+  /**
+   * {@link #compose} in longs, for the usual short burst whose coefficients fit (a burst of a few
+   * dozen single-event groups): the same values, and the same scales for the sums (the largest of
+   * the groups', as the exact path's rescaling gives), without an object per operation. Returns
+   * false, leaving m as it was, if a value does not fit.
+   */
+  static boolean composeInLongs(
+      BurstMap m, long[] sizes, Map<String, ExactDecimal[]> attributeSums, int last) {
+    int attributes = attributeSums.size();
+    long[][] groupSums = new long[attributes][];
+    int[] scales = new int[attributes];
+    int a = 0;
+    try {
+      for (ExactDecimal[] perGroup : attributeSums.values()) {
+        int scale = 0;
+        for (int j = 0; j < last; j++) {
+          if (!perGroup[j].unscaled().isSmall()) {
+            return false;
+          }
+          scale = Math.max(scale, perGroup[j].scale());
+        }
+        long[] aligned = new long[last];
+        for (int j = 0; j < last; j++) {
+          int up = scale - perGroup[j].scale();
+          if (up >= POWERS_OF_TEN.length) {
+            return false;
+          }
+          aligned[j] = Math.multiplyExact(perGroup[j].unscaled().small(), POWERS_OF_TEN[up]);
+        }
+        groupSums[a] = aligned;
+        scales[a++] = scale;
+      }
+      long alpha = 1;
+      long beta = 0;
+      long gamma = 0;
+      long delta = 0;
+      long[] sigma = new long[attributes];
+      long[] tau = new long[attributes];
+      for (int j = 0; j < last; j++) {
+        long n = sizes[j];
+        long a1 = Math.addExact(1, n);
+        for (int k = 0; k < attributes; k++) {
+          long s = groupSums[k][j];
+          sigma[k] = Math.addExact(Math.multiplyExact(a1, sigma[k]), Math.multiplyExact(s, alpha));
+          tau[k] =
+              Math.addExact(
+                  Math.addExact(Math.multiplyExact(a1, tau[k]), Math.multiplyExact(s, beta)), s);
+        }
+        gamma = Math.addExact(Math.multiplyExact(a1, gamma), Math.multiplyExact(n, alpha));
+        delta =
+            Math.addExact(
+                Math.addExact(Math.multiplyExact(a1, delta), Math.multiplyExact(n, beta)), n);
+        alpha = Math.multiplyExact(a1, alpha);
+        beta = Math.addExact(Math.multiplyExact(a1, beta), n);
+      }
+      m.alpha.set(alpha);
+      m.beta.set(beta);
+      m.gamma.set(gamma);
+      m.delta.set(delta);
+      int k = 0;
+      for (String name : attributeSums.keySet()) {
+        m.sums.put(
+            name,
+            new ExactDecimal[] {
+              ExactDecimal.of(sigma[k], scales[k]), ExactDecimal.of(tau[k], scales[k])
+            });
+        k++;
+      }
+      return true;
+    } catch (ArithmeticException overflow) {
+      return false;
     }
-    return m;
+  }
+
+  private static final long[] POWERS_OF_TEN = new long[19];
+
+  static {
+    POWERS_OF_TEN[0] = 1;
+    for (int i = 1; i < POWERS_OF_TEN.length; i++) {
+      POWERS_OF_TEN[i] = POWERS_OF_TEN[i - 1] * 10;
+    }
   }
 
   /**

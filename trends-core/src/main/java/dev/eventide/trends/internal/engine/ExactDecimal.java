@@ -36,6 +36,10 @@ final class ExactDecimal {
     return new ExactDecimal(new ExactInt(v.unscaledValue()), v.scale());
   }
 
+  static ExactDecimal of(long unscaled, int scale) {
+    return new ExactDecimal(new ExactInt(unscaled), scale);
+  }
+
   static ExactDecimal of(BigInteger unscaled, int scale) {
     return new ExactDecimal(new ExactInt(unscaled), scale);
   }

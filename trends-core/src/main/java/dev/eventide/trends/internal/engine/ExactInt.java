@@ -106,6 +106,11 @@ final class ExactInt {
     }
   }
 
+  void set(long value) {
+    small = value;
+    mag = null;
+  }
+
   /** Sets the value, in the long form when it fits (so that encodings are canonical). */
   void set(BigInteger value) {
     if (value.bitLength() < 64) {

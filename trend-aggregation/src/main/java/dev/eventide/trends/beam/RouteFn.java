@@ -23,7 +23,8 @@ import org.joda.time.Instant;
  * The events of a bundle are sent per key in batches ({@link EventBatches}), each timestamped at
  * its earliest event, at the end of the bundle: no runner moves the output watermark past a bundle
  * before it finishes (Flink's {@code DoFnOperator#maybeEmitWatermark} waits for it), so a batch is
- * as late, or on time, as its events are alone.
+ * as late, or on time, as its events are alone; and Flink finishes the bundle before every
+ * checkpoint ({@code DoFnOperator#snapshotState}), so no event waits in a batch across one.
  */
 final class RouteFn extends DoFn<Event, KV<String, List<Event>>> {
   static final TupleTag<KV<String, List<Event>>> ROUTED = new TupleTag<>() {};
@@ -53,6 +54,11 @@ final class RouteFn extends DoFn<Event, KV<String, List<Event>>> {
             refused -> {
               throw refused;
             });
+  }
+
+  /** A bundle starts with no batch: what a failed bundle gathered is not sent. */
+  @StartBundle
+  public void startBundle() {
     batches = new EventBatches();
   }
 
@@ -90,7 +96,8 @@ final class RouteFn extends DoFn<Event, KV<String, List<Event>>> {
 
   @FinishBundle
   public void finishBundle(FinishBundleContext c) {
-    // The input is in the global window (TrendAggregate's first step), and so is every batch.
+    // The input is in the global window (TrendAggregate puts it there if it was not), and so is
+    // every batch.
     batches.flush((batch, timestamp) -> c.output(ROUTED, batch, timestamp, GlobalWindow.INSTANCE));
   }
 

@@ -1,9 +1,13 @@
 package dev.eventide.trends.beam;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.TrendResult;
 import dev.eventide.trends.WorkloadSchedules;
 import dev.eventide.trends.query.WorkloadChange;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -12,6 +16,9 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.ObjLongConsumer;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.joda.time.Instant;
 
@@ -22,6 +29,39 @@ import org.joda.time.Instant;
  * a source of their own, and the reference for late events.
  */
 record ChangeCase(WorkloadSchedules.Case schedule, List<long[]> arrivals, Arrivals script) {
+
+  /** What a test checks once a pipeline of seeds [from, to) has run. */
+  interface AfterRun {
+    void check(PipelineResult result, long from, long to) throws IOException;
+  }
+
+  /**
+   * Runs the seeds [0, cases) in pipelines of {@code batch} seeds each, the first in {@code first}
+   * (null: a fresh one, as every later one is): adds each seed's steps, runs the pipeline, checks
+   * that no key holds state at the end, then hands the result to {@code afterRun}.
+   */
+  static void runInBatches(
+      Pipeline first,
+      TestRunner runner,
+      int cases,
+      int batch,
+      ObjLongConsumer<Pipeline> addSeed,
+      AfterRun afterRun)
+      throws IOException {
+    for (long from = 0; from < cases; from += batch) {
+      Pipeline pipeline = from == 0 && first != null ? first : Pipeline.create(runner.options(1));
+      TestRunner.skipImmutabilityCheck(pipeline);
+      long to = Math.min(cases, from + batch);
+      for (long seed = from; seed < to; seed++) {
+        addSeed.accept(pipeline, seed);
+      }
+      PipelineResult result = pipeline.run();
+      result.waitUntilFinish();
+      // Every version's keys ended with its windows.
+      assertEquals(0, TrendMetrics.counter(result, "keysHoldingState"), "keys holding state");
+      afterRun.check(result, from, to);
+    }
+  }
 
   /**
    * @param maxDelay how late, at most, a delayed event arrives (three in ten are)

@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.beam.sdk.Pipeline;
-import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Create;
@@ -55,44 +54,44 @@ class TrendAggregateLiveChangesTest {
   void everyQuerysFinalPanesAreBruteForceOverItsWindowsInForce(TestPipeline p, TestRunner runner)
       throws IOException {
     int cases = Seeds.count(runner == TestRunner.DIRECT ? DIRECT : FLINK);
-    long changed = 0;
-    for (long first = 0; first < cases; first += BATCH) {
-      Pipeline pipeline = first == 0 ? p : Pipeline.create(runner.options(1));
-      TestRunner.skipImmutabilityCheck(pipeline);
-      for (long seed = first; seed < Math.min(cases, first + BATCH); seed++) {
-        ChangeCase c = ChangeCase.of(seed, 40, true);
-        WorkloadSchedules.Case schedule = c.schedule();
-        changed += schedule.applied().isEmpty() ? 0 : 1;
-        Arrivals.Read read = c.script().read(pipeline.begin(), runner, " " + seed);
-        TrendAggregate.Result out =
-            read.events()
-                // Workers that keep no version compiled: every key reads its version from the
-                // store, so a block deleted while a key still needs it fails the run.
-                .apply("ForgetCompiledVersions " + seed, ParDo.of(new ForgetCompiledVersions()))
-                .apply(
-                    "Aggregate " + seed,
-                    TrendAggregate.of(schedule.initial())
-                        .withWorkloadChanges(read.changes(), store(runner, seed))
-                        .withAllowedLateness(Duration.millis(LATENESS)));
-        Map<String, String> expected = Panes.expected(schedule.expected());
-        String what =
-            "seed "
-                + seed
-                + ", changes "
-                + schedule.applied().stream().map(WorkloadChange::describe).toList();
-        Panes.assertFinalValues(out.results(), "Lines " + seed, expected, what);
-        PAssert.that(out.deadLetters()).empty();
-        PAssert.that(out.refusedChanges()).empty();
-      }
-      PipelineResult result = pipeline.run();
-      result.waitUntilFinish();
-      assertEquals(0, TrendMetrics.counter(result, "keysHoldingState"), "keys holding state");
-      for (long seed = first; seed < Math.min(cases, first + BATCH); seed++) {
-        assertOnlyTheLastVersionIsKept(
-            ChangeCase.of(seed, 40, true).schedule(), store(runner, seed));
-      }
-    }
-    assertTrue(changed > cases / 2, "most cases changed their workload: " + changed);
+    long[] changed = {0};
+    ChangeCase.runInBatches(
+        p,
+        runner,
+        cases,
+        BATCH,
+        (pipeline, seed) -> {
+          ChangeCase c = ChangeCase.of(seed, 40, true);
+          WorkloadSchedules.Case schedule = c.schedule();
+          changed[0] += schedule.applied().isEmpty() ? 0 : 1;
+          Arrivals.Read read = c.script().read(pipeline.begin(), runner, " " + seed);
+          TrendAggregate.Result out =
+              read.events()
+                  // Workers that keep no version compiled: every key reads its version from the
+                  // store, so a block deleted while a key still needs it fails the run.
+                  .apply("ForgetCompiledVersions " + seed, ParDo.of(new ForgetCompiledVersions()))
+                  .apply(
+                      "Aggregate " + seed,
+                      TrendAggregate.of(schedule.initial())
+                          .withWorkloadChanges(read.changes(), store(runner, seed))
+                          .withAllowedLateness(Duration.millis(LATENESS)));
+          Map<String, String> expected = Panes.expected(schedule.expected());
+          String what =
+              "seed "
+                  + seed
+                  + ", changes "
+                  + schedule.applied().stream().map(WorkloadChange::describe).toList();
+          Panes.assertFinalValues(out.results(), "Lines " + seed, expected, what);
+          PAssert.that(out.deadLetters()).empty();
+          PAssert.that(out.refusedChanges()).empty();
+        },
+        (result, from, to) -> {
+          for (long seed = from; seed < to; seed++) {
+            assertOnlyTheLastVersionIsKept(
+                ChangeCase.of(seed, 40, true).schedule(), store(runner, seed));
+          }
+        });
+    assertTrue(changed[0] > cases / 2, "most cases changed their workload: " + changed[0]);
   }
 
   /**
@@ -107,35 +106,33 @@ class TrendAggregateLiveChangesTest {
    */
   @Test
   @Timeout(value = 15, unit = TimeUnit.MINUTES)
-  void lateEventsEnterTheWindowsInForceThatHadNotExpired() {
+  void lateEventsEnterTheWindowsInForceThatHadNotExpired() throws IOException {
     TestRunner runner = TestRunner.DIRECT;
     int cases = Seeds.count(DIRECT);
-    long deadLetters = 0;
-    for (long first = 0; first < cases; first += BATCH) {
-      Pipeline pipeline = Pipeline.create(runner.options(1));
-      TestRunner.skipImmutabilityCheck(pipeline);
-      for (long seed = first; seed < Math.min(cases, first + BATCH); seed++) {
-        ChangeCase c = ChangeCase.of(seed, 60, true);
-        long lateness = seed % 3 == 0 ? 0 : 1 + seed % 20;
-        Arrivals.Read read = c.script().read(pipeline.begin(), runner, " " + seed);
-        TrendAggregate.Result out =
-            read.events()
-                .apply(
-                    "Aggregate " + seed,
-                    TrendAggregate.of(c.schedule().initial())
-                        .withWorkloadChanges(read.changes(), store(runner, 1_000 + seed))
-                        .withAllowedLateness(Duration.millis(lateness)));
-        Map<String, String> expected = c.expectedFinalValues(lateness);
-        String what = "seed " + seed + ", lateness " + lateness + "\n" + c.schedule().describe();
-        Panes.assertFinalValues(out.results(), "Lines " + seed, expected, what);
-        PAssert.that(out.refusedChanges()).empty();
-      }
-      PipelineResult result = pipeline.run();
-      result.waitUntilFinish();
-      assertEquals(0, TrendMetrics.counter(result, "keysHoldingState"), "keys holding state");
-      deadLetters += TrendMetrics.counter(result, "deadLetters");
-    }
-    assertTrue(deadLetters > 0, "some events came beyond the lateness");
+    long[] deadLetters = {0};
+    ChangeCase.runInBatches(
+        null,
+        runner,
+        cases,
+        BATCH,
+        (pipeline, seed) -> {
+          ChangeCase c = ChangeCase.of(seed, 60, true);
+          long lateness = seed % 3 == 0 ? 0 : 1 + seed % 20;
+          Arrivals.Read read = c.script().read(pipeline.begin(), runner, " " + seed);
+          TrendAggregate.Result out =
+              read.events()
+                  .apply(
+                      "Aggregate " + seed,
+                      TrendAggregate.of(c.schedule().initial())
+                          .withWorkloadChanges(read.changes(), store(runner, 1_000 + seed))
+                          .withAllowedLateness(Duration.millis(lateness)));
+          Map<String, String> expected = c.expectedFinalValues(lateness);
+          String what = "seed " + seed + ", lateness " + lateness + "\n" + c.schedule().describe();
+          Panes.assertFinalValues(out.results(), "Lines " + seed, expected, what);
+          PAssert.that(out.refusedChanges()).empty();
+        },
+        (result, from, to) -> deadLetters[0] += TrendMetrics.counter(result, "deadLetters"));
+    assertTrue(deadLetters[0] > 0, "some events came beyond the lateness");
   }
 
   /** Passes events on, forgetting the versions this worker compiled before each. */

@@ -1,6 +1,5 @@
 package dev.eventide.trends.beam;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,11 +9,10 @@ import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.trends.WorkloadSchedules;
 import dev.eventide.trends.query.Workload;
 import dev.eventide.trends.query.WorkloadChange;
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.beam.sdk.Pipeline;
-import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.display.DisplayData;
@@ -39,39 +37,38 @@ class TrendAggregateWorkloadChangesTest {
 
   @OnEachRunner(flinkParallelism = 1)
   @Timeout(value = 15, unit = TimeUnit.MINUTES)
-  void everyQuerysFinalPanesAreBruteForceOverItsWindowsInForce(TestPipeline p, TestRunner runner) {
+  void everyQuerysFinalPanesAreBruteForceOverItsWindowsInForce(TestPipeline p, TestRunner runner)
+      throws IOException {
     int cases = Seeds.count(runner == TestRunner.DIRECT ? DIRECT : FLINK);
-    long changed = 0;
-    for (long first = 0; first < cases; first += BATCH) {
-      Pipeline pipeline = first == 0 ? p : Pipeline.create(runner.options(1));
-      TestRunner.skipImmutabilityCheck(pipeline);
-      for (long seed = first; seed < Math.min(cases, first + BATCH); seed++) {
-        ChangeCase c = ChangeCase.of(seed, 40, false);
-        WorkloadSchedules.Case schedule = c.schedule();
-        changed += schedule.applied().isEmpty() ? 0 : 1;
-        TrendAggregate.Result out =
-            pipeline
-                .apply("Arrivals " + seed, c.script().on(runner))
-                .apply(
-                    "Aggregate " + seed,
-                    TrendAggregate.of(schedule.initial())
-                        .withWorkloadChanges(schedule.applied())
-                        .withAllowedLateness(Duration.millis(LATENESS)));
-        Map<String, String> expected = Panes.expected(schedule.expected());
-        String what =
-            "seed "
-                + seed
-                + ", changes "
-                + schedule.applied().stream().map(WorkloadChange::describe).toList();
-        Panes.assertFinalValues(out.results(), "Lines " + seed, expected, what);
-        PAssert.that(out.deadLetters()).empty();
-      }
-      PipelineResult result = pipeline.run();
-      result.waitUntilFinish();
-      // Every version's keys ended with its windows.
-      assertEquals(0, TrendMetrics.counter(result, "keysHoldingState"), "keys holding state");
-    }
-    assertTrue(changed > cases / 2, "most cases changed their workload: " + changed);
+    long[] changed = {0};
+    ChangeCase.runInBatches(
+        p,
+        runner,
+        cases,
+        BATCH,
+        (pipeline, seed) -> {
+          ChangeCase c = ChangeCase.of(seed, 40, false);
+          WorkloadSchedules.Case schedule = c.schedule();
+          changed[0] += schedule.applied().isEmpty() ? 0 : 1;
+          TrendAggregate.Result out =
+              pipeline
+                  .apply("Arrivals " + seed, c.script().on(runner))
+                  .apply(
+                      "Aggregate " + seed,
+                      TrendAggregate.of(schedule.initial())
+                          .withWorkloadChanges(schedule.applied())
+                          .withAllowedLateness(Duration.millis(LATENESS)));
+          Map<String, String> expected = Panes.expected(schedule.expected());
+          String what =
+              "seed "
+                  + seed
+                  + ", changes "
+                  + schedule.applied().stream().map(WorkloadChange::describe).toList();
+          Panes.assertFinalValues(out.results(), "Lines " + seed, expected, what);
+          PAssert.that(out.deadLetters()).empty();
+        },
+        (result, from, to) -> {});
+    assertTrue(changed[0] > cases / 2, "most cases changed their workload: " + changed[0]);
   }
 
   /**
@@ -82,33 +79,32 @@ class TrendAggregateWorkloadChangesTest {
    */
   @OnEachRunner(flinkParallelism = 1)
   @Timeout(value = 15, unit = TimeUnit.MINUTES)
-  void lateEventsEnterTheWindowsInForceThatHadNotExpired(TestPipeline p, TestRunner runner) {
+  void lateEventsEnterTheWindowsInForceThatHadNotExpired(TestPipeline p, TestRunner runner)
+      throws IOException {
     int cases = Seeds.count(runner == TestRunner.DIRECT ? DIRECT : FLINK);
-    long deadLetters = 0;
-    for (long first = 0; first < cases; first += BATCH) {
-      Pipeline pipeline = first == 0 ? p : Pipeline.create(runner.options(1));
-      TestRunner.skipImmutabilityCheck(pipeline);
-      for (long seed = first; seed < Math.min(cases, first + BATCH); seed++) {
-        ChangeCase c = ChangeCase.of(seed, 60, false);
-        long lateness = seed % 3 == 0 ? 0 : 1 + seed % 20;
-        TrendAggregate.Result out =
-            pipeline
-                .apply("Arrivals " + seed, c.script().on(runner))
-                .apply(
-                    "Aggregate " + seed,
-                    TrendAggregate.of(c.schedule().initial())
-                        .withWorkloadChanges(c.schedule().applied())
-                        .withAllowedLateness(Duration.millis(lateness)));
-        Map<String, String> expected = c.expectedFinalValues(lateness);
-        String what = "seed " + seed + ", lateness " + lateness + "\n" + c.schedule().describe();
-        Panes.assertFinalValues(out.results(), "Lines " + seed, expected, what);
-      }
-      PipelineResult result = pipeline.run();
-      result.waitUntilFinish();
-      assertEquals(0, TrendMetrics.counter(result, "keysHoldingState"), "keys holding state");
-      deadLetters += TrendMetrics.counter(result, "deadLetters");
-    }
-    assertTrue(deadLetters > 0, "some events came beyond the lateness");
+    long[] deadLetters = {0};
+    ChangeCase.runInBatches(
+        p,
+        runner,
+        cases,
+        BATCH,
+        (pipeline, seed) -> {
+          ChangeCase c = ChangeCase.of(seed, 60, false);
+          long lateness = seed % 3 == 0 ? 0 : 1 + seed % 20;
+          TrendAggregate.Result out =
+              pipeline
+                  .apply("Arrivals " + seed, c.script().on(runner))
+                  .apply(
+                      "Aggregate " + seed,
+                      TrendAggregate.of(c.schedule().initial())
+                          .withWorkloadChanges(c.schedule().applied())
+                          .withAllowedLateness(Duration.millis(lateness)));
+          Map<String, String> expected = c.expectedFinalValues(lateness);
+          String what = "seed " + seed + ", lateness " + lateness + "\n" + c.schedule().describe();
+          Panes.assertFinalValues(out.results(), "Lines " + seed, expected, what);
+        },
+        (result, from, to) -> deadLetters[0] += TrendMetrics.counter(result, "deadLetters"));
+    assertTrue(deadLetters[0] > 0, "some events came beyond the lateness");
   }
 
   @Test

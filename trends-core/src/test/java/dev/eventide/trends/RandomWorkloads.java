@@ -32,7 +32,8 @@ public final class RandomWorkloads {
 
   /**
    * A workload whose queries share a Kleene type {@code B+} in patterns of the paper's shape,
-   * {@code SEQ(X, B+)} or {@code SEQ(X, B+, Y)}, with differing predicates: HAMLET's sharing case.
+   * {@code SEQ(X, B+)} or {@code SEQ(X, B+, Y)}, a NOT before or after {@code B+} in some, with
+   * differing predicates: HAMLET's sharing case.
    */
   public String sharableWorkload(int queries) {
     StringBuilder text = new StringBuilder();
@@ -43,7 +44,11 @@ public final class RandomWorkloads {
               ? "SEQ(" + first + ", B+)"
               : "SEQ(" + first + ", B+, " + pick("A", "C", "D") + ")";
       if (random.nextInt(4) == 0) {
-        pattern = "SEQ(" + first + ", NOT " + pick("C", "D") + ", B+)";
+        // A NOT before the Kleene type cuts the starts; one after it cuts the burst's prefixes.
+        pattern =
+            random.nextBoolean()
+                ? "SEQ(" + first + ", NOT " + pick("C", "D") + ", B+)"
+                : "SEQ(" + first + ", B+, NOT " + pick("C", "D") + ", " + pick("A", "C", "D") + ")";
       }
       text.append("QUERY q").append(i).append('\n');
       text.append("RETURN ").append(pick("COUNT(*)", "COUNT(B)", "SUM(B.a)", "AVG(B.a)"));

@@ -98,11 +98,12 @@ final class QueryPlan {
     if (!compiled.matches(e)) {
       return false;
     }
-    touch(w, e.time());
+    long candidates = compiled.statesOf(e.type());
+    // A group kept apart at this very time stays deferred unless the event reads the sums (below).
+    touch(w, e.time(), false);
     flushBefore(w, e.time());
     w.pendingTime = e.time();
     w.pendingNegated |= compiled.negatedBit(e.type());
-    long candidates = compiled.statesOf(e.type());
     if (candidates == 0) {
       return true;
     }
@@ -272,13 +273,27 @@ final class QueryPlan {
    * their bucket by now); one kept apart at this very time becomes pending ({@link #settle}).
    */
   void touch(QueryWindow w, long time) {
+    touch(w, time, true);
+  }
+
+  /**
+   * {@link #touch}; with {@code settleAtItsTime} false, a group kept apart at {@code time} itself
+   * stays deferred, for an event that does not read the sums: their prefixes cannot extend each
+   * other, and what the event leaves pending joins the sums only after the group is composed
+   * (settling would cost a pass over the sums). A group kept apart at the time of a pending negated
+   * event becomes pending instead of being folded in: folded into the sums, the negated event would
+   * cut its prefixes, which end at that time.
+   */
+  private void touch(QueryWindow w, long time, boolean settleAtItsTime) {
     DeferredBursts deferred = w.deferred;
-    if (deferred != null && deferred.last != null) {
-      if (time > deferred.lastTime) {
-        deferred.foldLast(inflow(w, deferred.states, w.bucket(deferred.states, 0)));
-      } else {
-        settle(w);
-      }
+    if (deferred == null || deferred.last == null) {
+      return;
+    }
+    boolean cutAtItsTime = w.pendingNegated != 0 && w.pendingTime == deferred.lastTime;
+    if (time > deferred.lastTime && !cutAtItsTime) {
+      deferred.foldLast(inflow(w, deferred.states, w.bucket(deferred.states, 0)));
+    } else if (time > deferred.lastTime || settleAtItsTime) {
+      settle(w);
     }
   }
 

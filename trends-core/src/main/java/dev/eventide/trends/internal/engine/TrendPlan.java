@@ -632,6 +632,7 @@ public final class TrendPlan {
     }
     long[] allSizes = sizes.stream().mapToLong(Long::longValue).toArray();
     BurstMap fromFirst = BurstMap.of(allSizes, attributeSums, !timeMovesOn);
+    BurstMap firstApart = null;
     BurstMap fromSecond = null;
     for (TrendState.WindowState w : windows) {
       for (int m : members) {
@@ -641,13 +642,14 @@ public final class TrendPlan {
         long from = times.get(0);
         q.touch(qw, from);
         if (qw.hasPending() && qw.pendingTime == from) {
-          // What the first group reads must not include what is pending at its own time.
-          for (Event e : accepted) {
-            if (e.time() != from) {
-              break;
-            }
-            q.onEvent(qw, e);
+          // What the first group reads must not include what is pending at its own time: it is
+          // deferred as a group kept apart, which the next touch at a later time composes with
+          // the inflow of that moment, before what is pending joins the sums.
+          if (firstApart == null) {
+            firstApart =
+                BurstMap.of(Arrays.copyOfRange(allSizes, 0, 1), groups(attributeSums, 0, 1), true);
           }
+          q.defer(qw, type, firstApart, from);
           if (times.size() == 1) {
             continue;
           }
@@ -655,11 +657,12 @@ public final class TrendPlan {
             fromSecond =
                 BurstMap.of(
                     Arrays.copyOfRange(allSizes, 1, allSizes.length),
-                    dropFirst(attributeSums),
+                    groups(attributeSums, 1, allSizes.length),
                     !timeMovesOn);
           }
           map = fromSecond;
           from = times.get(1);
+          q.touch(qw, from);
         }
         q.flushBefore(qw, from);
         q.defer(qw, type, map, times.get(times.size() - 1));
@@ -667,9 +670,11 @@ public final class TrendPlan {
     }
   }
 
-  private static Map<String, ExactDecimal[]> dropFirst(Map<String, ExactDecimal[]> sums) {
+  /** The per-group attribute sums of groups [from, to). */
+  private static Map<String, ExactDecimal[]> groups(
+      Map<String, ExactDecimal[]> sums, int from, int to) {
     Map<String, ExactDecimal[]> out = new LinkedHashMap<>();
-    sums.forEach((a, s) -> out.put(a, Arrays.copyOfRange(s, 1, s.length)));
+    sums.forEach((a, s) -> out.put(a, Arrays.copyOfRange(s, from, to)));
     return out;
   }
 

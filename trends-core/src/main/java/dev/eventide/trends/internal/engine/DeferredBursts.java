@@ -1,5 +1,8 @@
 package dev.eventide.trends.internal.engine;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
  * Bursts of a unit's shared Kleene type E that one query has not applied to its sums yet, in one
  * window ({@link QueryPlan#defer}). A burst maps the sum F of the query's prefixes ending in E by
@@ -70,6 +73,20 @@ final class DeferredBursts {
       last = map;
       lastTime = time;
     }
+  }
+
+  /**
+   * Joins a group of the same time to the group kept apart (a map with only a group kept apart):
+   * one group of both their events and attribute sums.
+   */
+  void joinLast(BurstMap group) {
+    Map<String, ExactDecimal[]> sums = new LinkedHashMap<>();
+    if (attribute != null) {
+      ExactDecimal sum = last.lastSums.get(attribute).copy();
+      sum.add(group.lastSums.get(attribute));
+      sums.put(attribute, new ExactDecimal[] {sum});
+    }
+    last = BurstMap.of(new long[] {last.lastSize + group.lastSize}, sums, true);
   }
 
   /** Composes the group kept apart as a group of its own: time has moved on since. */

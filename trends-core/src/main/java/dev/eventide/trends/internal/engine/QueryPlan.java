@@ -260,6 +260,24 @@ final class QueryPlan {
     }
   }
 
+  /** Whether a group kept apart at {@code time} waits among the deferred bursts. */
+  boolean keptApartAt(QueryWindow w, long time) {
+    return w.deferred != null && w.deferred.last != null && w.deferred.lastTime == time;
+  }
+
+  /**
+   * Defers a group kept apart at {@code time} ({@link BurstMap#lastSize}), joining the one kept
+   * apart at that time if there is one: both read the sums as they were before that time, so they
+   * are one group of both their events.
+   */
+  void deferApart(QueryWindow w, String type, BurstMap group, long time) {
+    if (keptApartAt(w, time)) {
+      w.deferred.joinLast(group);
+    } else {
+      defer(w, type, group, time);
+    }
+  }
+
   /**
    * Coefficient bits at which deferred bursts are applied: composing costs in proportion to the
    * coefficients' size, so they stay a few words; applying them then costs about the same per burst
@@ -284,7 +302,7 @@ final class QueryPlan {
    * event becomes pending instead of being folded in: folded into the sums, the negated event would
    * cut its prefixes, which end at that time.
    */
-  private void touch(QueryWindow w, long time, boolean settleAtItsTime) {
+  void touch(QueryWindow w, long time, boolean settleAtItsTime) {
     DeferredBursts deferred = w.deferred;
     if (deferred == null || deferred.last == null) {
       return;

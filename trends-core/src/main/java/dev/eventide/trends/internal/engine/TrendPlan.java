@@ -640,16 +640,17 @@ public final class TrendPlan {
         QueryWindow qw = w.members[m];
         BurstMap map = fromFirst;
         long from = times.get(0);
-        q.touch(qw, from);
-        if (qw.hasPending() && qw.pendingTime == from) {
-          // What the first group reads must not include what is pending at its own time: it is
-          // deferred as a group kept apart, which the next touch at a later time composes with
-          // the inflow of that moment, before what is pending joins the sums.
+        q.touch(qw, from, false);
+        if (q.keptApartAt(qw, from) || (qw.hasPending() && qw.pendingTime == from)) {
+          // What the first group reads must not include what is pending at its own time, nor a
+          // group kept apart at that time: it is kept apart too (joining that group), and the next
+          // touch at a later time composes it with the inflow of that moment, before what is
+          // pending joins the sums.
           if (firstApart == null) {
             firstApart =
                 BurstMap.of(Arrays.copyOfRange(allSizes, 0, 1), groups(attributeSums, 0, 1), true);
           }
-          q.defer(qw, type, firstApart, from);
+          q.deferApart(qw, type, firstApart, from);
           if (times.size() == 1) {
             continue;
           }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -191,6 +192,17 @@ class ExactIntTest {
         v = v.negate();
       }
       assertEquals(v.toString(), new ExactInt(v).toString(), "bits " + v.bitLength());
+    }
+    // Both sides of where the conversion goes through BigInteger.
+    for (int limbs = ExactInt.SUBQUADRATIC_LIMBS - 2;
+        limbs <= ExactInt.SUBQUADRATIC_LIMBS + 1;
+        limbs++) {
+      for (BigInteger v :
+          List.of(
+              new BigInteger(64 * limbs, random).setBit(64 * limbs - 1),
+              BigInteger.ONE.shiftLeft(64 * limbs).subtract(BigInteger.ONE).negate())) {
+        assertEquals(v.toString(), new ExactInt(v).toString(), "bits " + v.bitLength());
+      }
     }
     for (long edge : EDGES) {
       assertEquals(Long.toString(edge), new ExactInt(edge).toString());

@@ -1,6 +1,8 @@
 package dev.eventide.trends.internal.engine;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -26,6 +28,10 @@ import java.util.Map;
  * at a later time, the group's prefixes would have joined F, so it is composed as a group of its
  * own ({@link BurstMap#lastAsGroup}); touched at the same time, it becomes the pending prefixes it
  * stands for ({@link QueryPlan#settle}).
+ *
+ * <p>An event that reads F to give prefixes to a bucket nothing reads before the window closes (an
+ * end event: no transition out, nothing cuts it) does not settle F either: the read is a tap
+ * ({@link #tap}), the same linear function of F, added to that bucket when F is next settled.
  */
 final class DeferredBursts {
   /** The query's state set of E: the bucket whose sums the bursts apply to. */
@@ -113,8 +119,78 @@ final class DeferredBursts {
     scale.multiply(map.alpha);
   }
 
-  /** Applies the composed bursts to F, in place. */
+  /**
+   * Reads of F deferred with it, one per target: each target receives F as it was at every read,
+   * {@code A_i·F + …}, summed here as the sums of the coefficients of those moments.
+   */
+  private List<Tap> taps;
+
+  private static final class Tap {
+    final TrendSums target;
+    final DeferredBursts sum;
+
+    Tap(TrendSums target, DeferredBursts sum) {
+      this.target = target;
+      this.sum = sum;
+    }
+  }
+
+  /**
+   * Records that {@code target} receives F as the bursts deferred so far make it, to be added when
+   * F is next settled (before the bursts apply to F): for a bucket nothing reads before then. The
+   * coefficients of the reads to one target are summed, so the pass over F's long sums is paid once
+   * per settling, not once per read.
+   */
+  void tap(TrendSums target) {
+    if (taps == null) {
+      taps = new ArrayList<>(1);
+    }
+    Tap tap = null;
+    for (Tap t : taps) {
+      if (t.target == target) {
+        tap = t;
+      }
+    }
+    if (tap == null) {
+      tap = new Tap(target, new DeferredBursts(states, target.shape(), aggregated, attribute));
+      tap.sum.scale.set(0);
+      taps.add(tap);
+    }
+    DeferredBursts into = tap.sum;
+    into.scale.add(scale);
+    if (eventsPerPrefix != null) {
+      into.eventsPerPrefix.add(eventsPerPrefix);
+    }
+    if (sumPerPrefix != null) {
+      into.sumPerPrefix.add(sumPerPrefix);
+    }
+    into.offset.add(offset);
+  }
+
+  /** Adds to {@code target} the linear function of F these coefficients stand for: A·F + … + d. */
+  private void addImageOf(TrendSums f, TrendSums target) {
+    if (target.events != null) {
+      target.events.addProduct(f.events, scale);
+      target.events.addProduct(f.count, eventsPerPrefix);
+      target.events.add(offset.events);
+    }
+    if (target.sum != null) {
+      target.sum.addProduct(f.sum, scale);
+      target.sum.addProduct(sumPerPrefix, f.count);
+      target.sum.add(offset.sum);
+    }
+    target.count.addProduct(f.count, scale);
+    target.count.add(offset.count);
+  }
+
+  /** Applies the composed bursts to F, in place, after adding to each tapped target its reads. */
   void applyTo(TrendSums f) {
+    if (taps != null) {
+      for (Tap t : taps) {
+        t.sum.addImageOf(f, t.target);
+      }
+      taps = null;
+    }
     if (f.events != null) {
       f.events.multiply(scale);
       f.events.addProduct(f.count, eventsPerPrefix);

@@ -113,10 +113,14 @@ final class QueryPlan {
       in.add(start, TrendSums.one(shape));
     }
     if ((candidates & compiled.statesWithPredecessors()) != 0) {
-      settle(w);
+      long tapped = tappedSet(w, candidates, e);
+      if (tapped == 0) {
+        settle(w);
+      }
       for (QueryWindow.Bucket b : w.buckets) {
         SetInfo info = b.info;
-        if ((info.targets & candidates) == 0) {
+        if ((info.targets & candidates) == 0
+            || (tapped != 0 && info.set == w.deferred.states && b.negated == 0)) {
           continue;
         }
         long unless = info.next(candidates, b.negated, false);
@@ -137,6 +141,9 @@ final class QueryPlan {
           }
         }
       }
+      if (tapped != 0) {
+        w.deferred.tap(bucketFor(w, tapped, 0).total);
+      }
     }
     for (int i = 0; i < in.size; i++) {
       TrendSums value = in.sums[i];
@@ -146,6 +153,33 @@ final class QueryPlan {
       w.pending.add(new QueryWindow.Pending(in.sets[i], value, key));
     }
     return true;
+  }
+
+  /**
+   * The state set the deferred sum F flows into on this event, when that read may wait until F is
+   * next settled ({@link DeferredBursts#tap}); 0 when F must be settled first. It may wait when F's
+   * prefixes all move to one set that nothing reads before the window closes — no transition out of
+   * it, no negated type that cuts it, no index — and the event does not extend them (it is not of
+   * the aggregated type): then F's part can join that bucket late, as the same linear function of
+   * F. An end event after a shared burst is the usual case: settling F for it would cost a pass
+   * over F's long sums per end event.
+   */
+  private long tappedSet(QueryWindow w, long candidates, Event e) {
+    DeferredBursts deferred = w.deferred;
+    // A group kept apart is at this event's own time (touch folded an earlier one): not read.
+    if (deferred == null || compiled.isAggregated(e.type())) {
+      return 0;
+    }
+    QueryWindow.Bucket f = w.bucket(deferred.states, 0);
+    if (f == null || f.index != null || (f.info.targets & candidates) == 0) {
+      return 0;
+    }
+    long next = f.info.next(candidates, 0, false);
+    if (next == 0) {
+      return 0;
+    }
+    SetInfo into = info(next);
+    return into.targets == 0 && into.relevant == 0 && !into.indexed ? next : 0;
   }
 
   /** Sums grouped by the state set they lead to (few: usually one). */

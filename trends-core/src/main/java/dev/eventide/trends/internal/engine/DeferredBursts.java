@@ -125,15 +125,7 @@ final class DeferredBursts {
    */
   private List<Tap> taps;
 
-  private static final class Tap {
-    final TrendSums target;
-    final DeferredBursts sum;
-
-    Tap(TrendSums target, DeferredBursts sum) {
-      this.target = target;
-      this.sum = sum;
-    }
-  }
+  private record Tap(TrendSums target, DeferredBursts sum) {}
 
   /**
    * Records that {@code target} receives F as the bursts deferred so far make it, to be added when
@@ -149,6 +141,7 @@ final class DeferredBursts {
     for (Tap t : taps) {
       if (t.target == target) {
         tap = t;
+        break;
       }
     }
     if (tap == null) {

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -31,8 +30,20 @@ final class ChildJvm {
       List<String> args,
       List<String> markers,
       long limitSeconds) {
+    return run(Jvm.current("this"), main, jvmOptions, args, markers, limitSeconds);
+  }
+
+  /** {@link #run(Class, List, List, List, long)} in the given JVM, its options first. */
+  static List<String> run(
+      Jvm jvm,
+      Class<?> main,
+      List<String> jvmOptions,
+      List<String> args,
+      List<String> markers,
+      long limitSeconds) {
     List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(jvm.java().toString());
+    command.addAll(jvm.options());
     command.addAll(jvmOptions);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
@@ -62,7 +73,13 @@ final class ChildJvm {
       }
       if (process.exitValue() != 0 || marked.size() != markers.size()) {
         throw new IllegalStateException(
-            main.getSimpleName() + "'s JVM failed (exit " + process.exitValue() + "): " + lines);
+            main.getSimpleName()
+                + "'s JVM ("
+                + jvm.name()
+                + ") failed (exit "
+                + process.exitValue()
+                + "): "
+                + lines);
       }
       return marked;
     } catch (IOException e) {

@@ -82,8 +82,12 @@ public final class ColdStartBenchmark {
     }
   }
 
-  /** An engine's medians over its JVMs: the first run, the warm run, the JVM launch to exit. */
-  public record Result(Engines engine, int jvms, Phases cold, Phases warm, double jvmMillis) {}
+  /**
+   * An engine's medians over the fresh JVMs of one kind: the first run, the warm run, the JVM from
+   * launch to exit.
+   */
+  public record Result(
+      Engines engine, Jvm jvm, int jvms, Phases cold, Phases warm, double jvmMillis) {}
 
   /** Writes the events as {@code events.jsonl} and the workload as {@code queries} into dir. */
   public static void write(Path dir, List<Event> events, String workload) throws IOException {
@@ -92,32 +96,58 @@ public final class ColdStartBenchmark {
     Files.writeString(dir.resolve("queries"), workload);
   }
 
-  /** Measures an engine in {@code jvms} fresh JVMs, one after another, on dir's files. */
-  public static Result measure(Path dir, Engines engine, int jvms) {
-    List<Phases> cold = new ArrayList<>();
-    List<Phases> warm = new ArrayList<>();
-    double[] wall = new double[jvms];
-    for (int i = 0; i < jvms; i++) {
-      long started = System.nanoTime();
-      List<String> lines = launch(dir, engine);
-      wall[i] = (System.nanoTime() - started) / 1e6;
-      cold.add(Phases.parse(lines.get(0)));
-      warm.add(Phases.parse(lines.get(1)));
+  /**
+   * Measures an engine in {@code rounds} fresh JVMs of each kind, the kinds taking turns within a
+   * round (so that the machine's drift over the measurement falls on each alike), on dir's files;
+   * one result per kind, in order.
+   *
+   * @throws IllegalStateException if two runs, in any JVMs, give different results
+   */
+  public static List<Result> measure(Path dir, Engines engine, List<Jvm> kinds, int rounds) {
+    List<List<Phases>> cold = new ArrayList<>();
+    List<List<Phases>> warm = new ArrayList<>();
+    double[][] wall = new double[kinds.size()][rounds];
+    for (int k = 0; k < kinds.size(); k++) {
+      cold.add(new ArrayList<>());
+      warm.add(new ArrayList<>());
     }
-    for (int i = 0; i < jvms; i++) {
-      if (cold.get(i).digest() != cold.get(0).digest()
-          || warm.get(i).digest() != cold.get(0).digest()) {
-        throw new IllegalStateException(
-            engine.cliName() + " gave different results in two runs (their digests differ)");
+    for (int i = 0; i < rounds; i++) {
+      for (int k = 0; k < kinds.size(); k++) {
+        long started = System.nanoTime();
+        List<String> lines = launch(kinds.get(k), dir, engine);
+        wall[k][i] = (System.nanoTime() - started) / 1e6;
+        cold.get(k).add(Phases.parse(lines.get(0)));
+        warm.get(k).add(Phases.parse(lines.get(1)));
       }
     }
-    return new Result(
-        engine, jvms, Phases.median(cold), Phases.median(warm), TrendsBenchmark.median(wall));
+    long digest = cold.get(0).get(0).digest();
+    List<Result> results = new ArrayList<>();
+    for (int k = 0; k < kinds.size(); k++) {
+      for (int i = 0; i < rounds; i++) {
+        if (cold.get(k).get(i).digest() != digest || warm.get(k).get(i).digest() != digest) {
+          throw new IllegalStateException(
+              engine.cliName()
+                  + " gave different results in two runs (their digests differ; JVM "
+                  + kinds.get(k).name()
+                  + ")");
+        }
+      }
+      results.add(
+          new Result(
+              engine,
+              kinds.get(k),
+              rounds,
+              Phases.median(cold.get(k)),
+              Phases.median(warm.get(k)),
+              TrendsBenchmark.median(wall[k])));
+    }
+    return results;
   }
 
   /** The child's {@code cold} and {@code warm} lines. */
-  private static List<String> launch(Path dir, Engines engine) {
+  private static List<String> launch(Jvm jvm, Path dir, Engines engine) {
     return ChildJvm.run(
+        jvm,
         ColdStartBenchmark.class,
         List.of(),
         List.of(dir.toString(), engine.cliName()),

@@ -3,6 +3,7 @@ package dev.eventide.pipelines.cli;
 import dev.eventide.pipelines.bench.ArithmeticFloor;
 import dev.eventide.pipelines.bench.Charts;
 import dev.eventide.pipelines.bench.ColdStartBenchmark;
+import dev.eventide.pipelines.bench.Jvm;
 import dev.eventide.pipelines.bench.ReadingBenchmark;
 import dev.eventide.pipelines.bench.TrendChangesBenchmark;
 import dev.eventide.pipelines.bench.TrendStreams;
@@ -141,6 +142,16 @@ final class BenchTrendsCommand implements Callable<Integer> {
               + " in each JVM's first run (cold) and once warmed up (warm), and the JVM from launch"
               + " to exit; medians over the JVMs.")
   boolean cold;
+
+  @Option(
+      names = "--jvm",
+      paramLabel = "NAME=[JAVA_HOME] [OPTION...]",
+      description =
+          "With --cold: a kind of JVM to measure in (repeatable), a Java home (this JVM's if"
+              + " none) and JVM options, e.g. --jvm c2= --jvm 'c1=-XX:TieredStopAtLevel=1';"
+              + " the kinds take turns in each round and each is printed against the first."
+              + " Default: this JVM's Java, no options.")
+  List<String> jvms = new ArrayList<>();
 
   @Option(
       names = "--floor",
@@ -427,13 +438,16 @@ final class BenchTrendsCommand implements Callable<Integer> {
 
   /** {@code --cold}: phases of a first and a warm run, in fresh JVMs. */
   private int benchCold(PrintWriter out, PrintWriter err) throws java.io.IOException {
+    List<Jvm> kinds = jvmKinds();
     out.printf(
         Locale.ROOT,
-        "%-8s %8s %5s %-14s %9s %8s | %8s %8s %8s %8s %8s | %8s %8s %8s %8s %8s | %8s%n",
+        "%-8s %8s %5s %-14s %-8s %9s %8s | %8s %8s %8s %8s %8s | %8s %8s %8s %8s %8s | %8s |"
+            + " %10s %10s%n",
         "stream",
         "n/window",
         "k",
         "engine",
+        "jvm",
         "events",
         "results",
         "workload",
@@ -446,7 +460,9 @@ final class BenchTrendsCommand implements Callable<Integer> {
         "read",
         "evaluate",
         "warm ms",
-        "jvm ms");
+        "jvm ms",
+        "cold/first",
+        "warm/first");
     Path dir = java.nio.file.Files.createTempDirectory("eventide-cold-");
     Long digest = null;
     boolean agreed = true;
@@ -462,42 +478,50 @@ final class BenchTrendsCommand implements Callable<Integer> {
           for (Engines engine : chosenEngines()) {
             err.printf(
                 Locale.ROOT,
-                "bench: %s, %d events per window, %s, %d fresh JVMs ...%n",
+                "bench: %s, %d events per window, %s, %d fresh JVMs of each of %d kinds ...%n",
                 name,
                 n,
                 engine.cliName(),
-                rounds);
+                rounds,
+                kinds.size());
             err.flush();
-            ColdStartBenchmark.Result r = ColdStartBenchmark.measure(dir, engine, rounds);
-            // Every JVM's first and warm runs, and every engine, must give the same results.
-            for (ColdStartBenchmark.Phases run : List.of(r.cold(), r.warm())) {
-              agreed &= digest == null || digest == run.digest();
-              digest = run.digest();
+            List<ColdStartBenchmark.Result> results =
+                ColdStartBenchmark.measure(dir, engine, kinds, rounds);
+            ColdStartBenchmark.Result first = results.get(0);
+            for (ColdStartBenchmark.Result r : results) {
+              // Every JVM's first and warm runs, and every engine, must give the same results.
+              for (ColdStartBenchmark.Phases run : List.of(r.cold(), r.warm())) {
+                agreed &= digest == null || digest == run.digest();
+                digest = run.digest();
+              }
+              ColdStartBenchmark.Phases c = r.cold();
+              ColdStartBenchmark.Phases w = r.warm();
+              out.printf(
+                  Locale.ROOT,
+                  "%-8s %8d %5d %-14s %-8s %9d %8d | %8.1f %8.1f %8.1f %8.1f %8.1f | %8.1f %8.1f"
+                      + " %8.1f %8.1f %8.1f | %8.0f | %9.2fx %9.2fx%n",
+                  name,
+                  n,
+                  workload.fixedQueries,
+                  engine.cliName(),
+                  r.jvm().name(),
+                  c.events(),
+                  c.results(),
+                  c.workloadMillis(),
+                  c.planMillis(),
+                  c.readMillis(),
+                  c.evaluateMillis(),
+                  c.totalMillis(),
+                  w.workloadMillis(),
+                  w.planMillis(),
+                  w.readMillis(),
+                  w.evaluateMillis(),
+                  w.totalMillis(),
+                  r.jvmMillis(),
+                  c.totalMillis() / first.cold().totalMillis(),
+                  w.totalMillis() / first.warm().totalMillis());
+              out.flush();
             }
-            ColdStartBenchmark.Phases c = r.cold();
-            ColdStartBenchmark.Phases w = r.warm();
-            out.printf(
-                Locale.ROOT,
-                "%-8s %8d %5d %-14s %9d %8d | %8.1f %8.1f %8.1f %8.1f %8.1f | %8.1f %8.1f %8.1f"
-                    + " %8.1f %8.1f | %8.0f%n",
-                name,
-                n,
-                workload.fixedQueries,
-                engine.cliName(),
-                c.events(),
-                c.results(),
-                c.workloadMillis(),
-                c.planMillis(),
-                c.readMillis(),
-                c.evaluateMillis(),
-                c.totalMillis(),
-                w.workloadMillis(),
-                w.planMillis(),
-                w.readMillis(),
-                w.evaluateMillis(),
-                w.totalMillis(),
-                r.jvmMillis());
-            out.flush();
           }
         }
       }
@@ -560,6 +584,22 @@ final class BenchTrendsCommand implements Callable<Integer> {
     CliChecks.atLeast("--fixed-events", fixedEvents, 1);
     queries.forEach(k -> CliChecks.atLeast("--queries", k, 1));
     changeEvery.forEach(n -> CliChecks.atLeast("--change-every", n, 1));
+    if (!jvms.isEmpty() && !cold) {
+      throw new EventideCli.UsageException("--jvm needs --cold");
+    }
+    try {
+      List<String> names = jvmKinds().stream().map(Jvm::name).toList();
+      if (names.stream().distinct().count() != names.size()) {
+        throw new EventideCli.UsageException("--jvm names must differ, but were " + names);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new EventideCli.UsageException(e.getMessage());
+    }
+  }
+
+  /** The kinds of JVM of --cold: --jvm's, or this JVM's Java with no options. */
+  private List<Jvm> jvmKinds() {
+    return jvms.isEmpty() ? List.of(Jvm.current("this")) : jvms.stream().map(Jvm::parse).toList();
   }
 
   private static void printHeader(PrintWriter out) {

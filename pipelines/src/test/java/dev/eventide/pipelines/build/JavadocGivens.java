@@ -15,6 +15,7 @@ final class JavadocGivens {
   private static final Map<String, Given> GIVENS =
       Map.ofEntries(
           given("BlockStore.java", "import dev.eventide.blockstore.*;", "byte[] bytes;"),
+          given("Jvm.java", "import dev.eventide.pipelines.bench.Jvm;", ""),
           given(
               "ForwardingBlockStore.java",
               "import dev.eventide.blockstore.*; import java.io.IOException;"

@@ -2,8 +2,10 @@ package dev.eventide.pipelines.cli;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.endsWith;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.startsWith;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -13,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -485,12 +488,82 @@ class EventideCliTest {
     assertThat(o.err(), o.exitCode(), equalTo(0));
     // 2 windows of 10 runs, 3 queries: a result per query and window, from both engines.
     assertThat(
-        o.out(), containsString("varpulis      210     3 hamlet               420        6 |"));
+        o.out(),
+        containsString("varpulis      210     3 hamlet         this           420        6 |"));
     assertThat(
-        o.out(), containsString("varpulis      210     3 unshared             420        6 |"));
+        o.out(),
+        containsString("varpulis      210     3 unshared       this           420        6 |"));
     assertThat(o.out(), containsString("cold ms"));
     assertThat(o.out(), containsString("warm ms"));
     assertNoStackTrace(o);
+  }
+
+  @Test
+  void benchTrendsColdComparesKindsOfJvmSideBySide() {
+    Outcome o =
+        run(
+            "bench",
+            "trends",
+            "--cold",
+            "--streams=varpulis",
+            "--events-per-window=210",
+            "--windows=2",
+            "--fixed-queries=3",
+            "--engines=hamlet",
+            "--rounds=1",
+            "--jvm=c2=",
+            "--jvm=c1=" + System.getProperty("java.home") + " -XX:TieredStopAtLevel=1");
+    assertThat(o.err(), o.exitCode(), equalTo(0));
+    assertThat(o.err(), containsString("1 fresh JVMs of each of 2 kinds"));
+    List<String> rows =
+        o.out().lines().filter(l -> l.startsWith("varpulis")).collect(Collectors.toList());
+    assertThat(rows.size(), equalTo(2));
+    assertThat(
+        rows.get(0), startsWith("varpulis      210     3 hamlet         c2             420"));
+    assertThat(
+        rows.get(1), startsWith("varpulis      210     3 hamlet         c1             420"));
+    // The first kind against itself.
+    assertThat(rows.get(0), endsWith("1.00x      1.00x"));
+    assertNoStackTrace(o);
+  }
+
+  @Test
+  void benchTrendsColdRefusesAJvmThatIsNotOne() {
+    Path notHome = temp.resolve("no-jdk");
+    Outcome o =
+        run("bench", "trends", "--cold", "--streams=varpulis", "--jvm=x=" + notHome + " -Xint");
+    assertThat(o.exitCode(), equalTo(2));
+    assertThat(
+        o.err(), containsString("--jvm x: " + notHome + " is not a Java home (no executable"));
+    assertNoStackTrace(o);
+
+    Outcome word = run("bench", "trends", "--cold", "--streams=varpulis", "--jvm=x=-Xint fast");
+    assertThat(word.exitCode(), equalTo(2));
+    assertThat(word.err(), containsString("--jvm x: 'fast' is not a JVM option"));
+
+    Outcome twice = run("bench", "trends", "--cold", "--jvm=a=", "--jvm=a=-Xint");
+    assertThat(twice.exitCode(), equalTo(2));
+    assertThat(twice.err(), containsString("--jvm names must differ, but were [a, a]"));
+
+    // The options reach the JVM: one it does not know stops it, and the run says which JVM.
+    Outcome unknown =
+        run(
+            "bench",
+            "trends",
+            "--cold",
+            "--streams=varpulis",
+            "--events-per-window=210",
+            "--fixed-queries=1",
+            "--engines=hamlet",
+            "--rounds=1",
+            "--jvm=odd=-XX:+NoSuchFlagInAnyJvm");
+    assertThat(unknown.exitCode(), not(equalTo(0)));
+    assertThat(unknown.err(), containsString("ColdStartBenchmark's JVM (odd) failed"));
+    assertNoStackTrace(unknown);
+
+    Outcome withoutCold = run("bench", "trends", "--jvm=a=");
+    assertThat(withoutCold.exitCode(), equalTo(2));
+    assertThat(withoutCold.err(), containsString("--jvm needs --cold"));
   }
 
   @Test

@@ -474,17 +474,7 @@ class EventideCliTest {
 
   @Test
   void benchTrendsColdTimesEachPhaseInFreshJvms() {
-    Outcome o =
-        run(
-            "bench",
-            "trends",
-            "--cold",
-            "--streams=varpulis",
-            "--events-per-window=210",
-            "--windows=2",
-            "--fixed-queries=3",
-            "--engines=hamlet,unshared",
-            "--rounds=1");
+    Outcome o = benchCold("hamlet,unshared");
     assertThat(o.err(), o.exitCode(), equalTo(0));
     // 2 windows of 10 runs, 3 queries: a result per query and window, from both engines.
     assertThat(
@@ -501,16 +491,8 @@ class EventideCliTest {
   @Test
   void benchTrendsColdComparesKindsOfJvmSideBySide() {
     Outcome o =
-        run(
-            "bench",
-            "trends",
-            "--cold",
-            "--streams=varpulis",
-            "--events-per-window=210",
-            "--windows=2",
-            "--fixed-queries=3",
-            "--engines=hamlet",
-            "--rounds=1",
+        benchCold(
+            "hamlet",
             "--jvm=c2=",
             "--jvm=c1=" + System.getProperty("java.home") + " -XX:TieredStopAtLevel=1");
     assertThat(o.err(), o.exitCode(), equalTo(0));
@@ -546,17 +528,7 @@ class EventideCliTest {
     assertThat(twice.err(), containsString("--jvm names must differ, but were [a, a]"));
 
     // The options reach the JVM: one it does not know stops it, and the run says which JVM.
-    Outcome unknown =
-        run(
-            "bench",
-            "trends",
-            "--cold",
-            "--streams=varpulis",
-            "--events-per-window=210",
-            "--fixed-queries=1",
-            "--engines=hamlet",
-            "--rounds=1",
-            "--jvm=odd=-XX:+NoSuchFlagInAnyJvm");
+    Outcome unknown = benchCold("hamlet", "--jvm=odd=-XX:+NoSuchFlagInAnyJvm");
     assertThat(unknown.exitCode(), not(equalTo(0)));
     assertThat(unknown.err(), containsString("ColdStartBenchmark's JVM (odd) failed"));
     assertNoStackTrace(unknown);
@@ -564,6 +536,26 @@ class EventideCliTest {
     Outcome withoutCold = run("bench", "trends", "--jvm=a=");
     assertThat(withoutCold.exitCode(), equalTo(2));
     assertThat(withoutCold.err(), containsString("--jvm needs --cold"));
+  }
+
+  /**
+   * {@code bench trends --cold} on two small windows of the Varpulis shape, one JVM of each kind.
+   */
+  private Outcome benchCold(String engines, String... jvms) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "bench",
+                "trends",
+                "--cold",
+                "--streams=varpulis",
+                "--events-per-window=210",
+                "--windows=2",
+                "--fixed-queries=3",
+                "--engines=" + engines,
+                "--rounds=1"));
+    args.addAll(List.of(jvms));
+    return run(args.toArray(String[]::new));
   }
 
   @Test

@@ -622,11 +622,9 @@ final class BenchTrendsCommand implements Callable<Integer> {
 
   /** Prints one setting; returns whether all finished runs produced the same results. */
   private static boolean print(PrintWriter out, List<TrendsBenchmark.Result> results) {
+    // Without GRETA among the engines there is nothing to compare with: "-".
     TrendsBenchmark.Result greta =
-        results.stream()
-            .filter(r -> r.engine() == Engines.GRETA)
-            .findFirst()
-            .orElse(results.get(results.size() - 1));
+        results.stream().filter(r -> r.engine() == Engines.GRETA).findFirst().orElse(null);
     Long digest = null;
     boolean agreed = true;
     for (TrendsBenchmark.Result r : results) {
@@ -639,7 +637,9 @@ final class BenchTrendsCommand implements Callable<Integer> {
       // A run stopped at its budget gives an upper bound of events/s, a lower bound of ms.
       String bound = r.finished() ? "" : "<";
       String ratioBound =
-          r.finished() == greta.finished() ? (r.finished() ? "" : "~") : r.finished() ? ">" : "<";
+          greta == null || r.finished() == greta.finished()
+              ? (r.finished() ? "" : "~")
+              : r.finished() ? ">" : "<";
       out.printf(
           Locale.ROOT,
           "%-7s %8d %5d %-14s %9d %12s %13s %13s %10s %10s %8.0fM  %s%n",
@@ -651,11 +651,13 @@ final class BenchTrendsCommand implements Callable<Integer> {
           bound + String.format(Locale.ROOT, "%.0f", r.eventsPerSecond()),
           (r.finished() ? "" : ">") + String.format(Locale.ROOT, "%.1f", r.millisPerWindow()),
           (r.finished() ? "" : ">") + String.format(Locale.ROOT, "%.1f", r.cpuMillisPerWindow()),
-          r == greta
-              ? "1.0x"
-              : ratioBound
-                  + String.format(
-                      Locale.ROOT, "%.1fx", r.eventsPerSecond() / greta.eventsPerSecond()),
+          greta == null
+              ? "-"
+              : r == greta
+                  ? "1.0x"
+                  : ratioBound
+                      + String.format(
+                          Locale.ROOT, "%.1fx", r.eventsPerSecond() / greta.eventsPerSecond()),
           Double.isNaN(r.speedupOverStatic())
               ? "-"
               : String.format(Locale.ROOT, "%.2fx", r.speedupOverStatic()),

@@ -538,6 +538,42 @@ class EventideCliTest {
     assertThat(withoutCold.err(), containsString("--jvm needs --cold"));
   }
 
+  @Test
+  void benchTrendsComparesWithGretaOnlyWhenItRuns() {
+    for (String engines : List.of("hamlet,hamlet-static", "hamlet,greta")) {
+      Outcome o =
+          run(
+              "bench",
+              "trends",
+              "--streams=stocks",
+              "--events-per-window=200",
+              "--queries=2",
+              "--fixed-events=200",
+              "--warmup=0",
+              "--rounds=1",
+              "--engines=" + engines);
+      assertThat(o.err(), o.exitCode(), equalTo(0));
+      List<String[]> rows =
+          o.out()
+              .lines()
+              .filter(l -> l.startsWith("stocks "))
+              .map(l -> l.trim().split("\\s+"))
+              .collect(Collectors.toList());
+      assertThat(o.out(), rows.size(), equalTo(4));
+      for (String[] row : rows) {
+        // The "vs GRETA" column: "-" without GRETA, GRETA against itself 1.0x, others a ratio.
+        String line = String.join(" ", row);
+        if (!engines.contains("greta")) {
+          assertThat(line, row[8], equalTo("-"));
+        } else if (row[3].equals("greta")) {
+          assertThat(line, row[8], equalTo("1.0x"));
+        } else {
+          assertThat(line, row[8], endsWith("x"));
+        }
+      }
+    }
+  }
+
   /**
    * {@code bench trends --cold} on two small windows of the Varpulis shape, one JVM of each kind.
    */

@@ -38,11 +38,11 @@ public record Jvm(String name, Path javaHome, List<String> options) {
    */
   public static Jvm parse(String text) {
     int eq = text.indexOf('=');
-    if (eq <= 0) {
+    String name = eq < 0 ? "" : text.substring(0, eq).trim();
+    if (name.isEmpty()) {
       throw new IllegalArgumentException(
           "--jvm must be NAME=[JAVA_HOME] [OPTION...], but was '" + text + "'");
     }
-    String name = text.substring(0, eq).trim();
     List<String> words = new ArrayList<>();
     for (String w : text.substring(eq + 1).trim().split("\\s+")) {
       if (!w.isEmpty()) {

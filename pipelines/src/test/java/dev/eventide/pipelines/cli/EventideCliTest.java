@@ -523,6 +523,10 @@ class EventideCliTest {
     assertThat(word.exitCode(), equalTo(2));
     assertThat(word.err(), containsString("--jvm x: 'fast' is not a JVM option"));
 
+    Outcome nameless = run("bench", "trends", "--cold", "--jvm= =-Xint");
+    assertThat(nameless.exitCode(), equalTo(2));
+    assertThat(nameless.err(), containsString("--jvm must be NAME=[JAVA_HOME] [OPTION...]"));
+
     Outcome twice = run("bench", "trends", "--cold", "--jvm=a=", "--jvm=a=-Xint");
     assertThat(twice.exitCode(), equalTo(2));
     assertThat(twice.err(), containsString("--jvm names must differ, but were [a, a]"));

@@ -79,17 +79,17 @@ import org.joda.time.Duration;
  * Beam's windowing has it.
  *
  * <p>The events that late events may need are kept until every window holding them has expired
- * (without allowed lateness: until the last one has fired, at most one WITHIN of events per key):
- * in Beam state by default, or, for windows too large for the state backend's memory, in a block
- * store ({@link #withRetainedEventsIn}). A key's (sharing unit and group) state is cleared once
- * nothing is pending for it: no event waiting, no open window, nothing kept for lateness. A key
- * without state counts as evaluated up to the last window end the watermark has passed, so a group
- * seen again after its state went is judged by the watermark; a cleared key also remembers, for
- * {@link #withClearedKeyMemory} of event time, the watermark it was cleared at, so that the events
- * a restored job replays before its first watermark are judged as they were before the failure. The
- * results' windowing carries the allowed lateness and accumulating panes, as a windowed {@code
- * GroupByKey}'s does, so a window downstream keeps the LATE panes. docs/trend-late-events.md has
- * the rule, its examples and what it costs.
+ * (without allowed lateness: until the last one has fired, at most one WITHIN of events per key,
+ * and none in tumbling windows): in Beam state by default, or, for windows too large for the state
+ * backend's memory, in a block store ({@link #withRetainedEventsIn}). A key's (sharing unit and
+ * group) state is cleared once nothing is pending for it: no event waiting, no open window, nothing
+ * kept for lateness. A key without state counts as evaluated up to the last window end the
+ * watermark has passed, so a group seen again after its state went is judged by the watermark; a
+ * cleared key also remembers, for {@link #withClearedKeyMemory} of event time, the watermark it was
+ * cleared at, so that the events a restored job replays before its first watermark are judged as
+ * they were before the failure. The results' windowing carries the allowed lateness and
+ * accumulating panes, as a windowed {@code GroupByKey}'s does, so a window downstream keeps the
+ * LATE panes. docs/trend-late-events.md has the rule, its examples and what it costs.
  *
  * <p>Metrics: {@link TrendMetrics}. Cost per event: about the in-process core's plus two or three
  * state appends; a batch of late events replays its windows' events.

@@ -351,7 +351,7 @@ final class TrendAggregateFn extends DoFn<KV<String, List<Event>>, TrendResult> 
     List<KV<Long, Event>> late = list(lateState.read());
     if (!late.isEmpty()) {
       lateState.clear();
-      states = reEvaluate(scope, p, states, late, retained, expire, counters, out);
+      states = reEvaluate(scope, p, states, late, retained, expire, t, counters, out);
     }
 
     List<Event> due = pending.takeUpTo(t);
@@ -360,7 +360,7 @@ final class TrendAggregateFn extends DoFn<KV<String, List<Event>>, TrendResult> 
       advance(scope, states, due, counters);
       // Kept until every window holding them has expired, also without lateness: a late event
       // still enters the windows that are open at its arrival, rebuilt from these.
-      retain(scope, due, retained, p, expire);
+      retain(scope, due, retained, p, expire, t);
     }
     p.evaluatedUpTo = Math.max(p.evaluatedUpTo, t);
     if (p.expireAfterFire) {
@@ -633,6 +633,7 @@ final class TrendAggregateFn extends DoFn<KV<String, List<Event>>, TrendResult> 
       List<KV<Long, Event>> late,
       RetainedEvents retained,
       Timer expire,
+      long fireTime,
       Counters counters,
       MultiOutputReceiver out) {
     long horizon = horizon(p);
@@ -656,7 +657,7 @@ final class TrendAggregateFn extends DoFn<KV<String, List<Event>>, TrendResult> 
             + 1;
     List<Event> replay = retained.from(from);
     replay.addAll(accepted);
-    retain(scope, accepted, retained, p, expire);
+    retain(scope, accepted, retained, p, expire, fireTime);
     TrendMetrics.RE_EVALUATIONS.inc();
     replay.sort(Comparator.comparingLong(Event::time));
     Map<List<Object>, TrendState> states = new LinkedHashMap<>();
@@ -698,15 +699,34 @@ final class TrendAggregateFn extends DoFn<KV<String, List<Event>>, TrendResult> 
     return states;
   }
 
-  /** Keeps events for re-evaluation until their windows expire, and sets the expire timer. */
+  /**
+   * Keeps events for re-evaluation until their windows expire, and sets the expire timer; at a
+   * timer that fired at {@code now}. An event whose every window is evaluated and expired by then
+   * is not kept: a late event for those windows is refused, and the next expiry would remove it
+   * unread (tumbling windows without lateness: every event, once its window fires).
+   */
   private void retain(
-      Scope scope, List<Event> events, RetainedEvents retained, Progress p, Timer expire) {
+      Scope scope,
+      List<Event> events,
+      RetainedEvents retained,
+      Progress p,
+      Timer expire,
+      long now) {
+    long evaluatedUpTo = Math.max(p.evaluatedUpTo, now);
+    List<Event> kept = new ArrayList<>(events.size());
     long firstExpiry = Long.MAX_VALUE;
     for (Event e : events) {
-      firstExpiry = Math.min(firstExpiry, expiry(scope, e.time()));
+      long expiry = expiry(scope, e.time());
+      if (expiry > now || lastEnd(scope, e.time()) - 1 > evaluatedUpTo) {
+        kept.add(e);
+        firstExpiry = Math.min(firstExpiry, expiry);
+      }
     }
-    retained.add(events);
-    scheduleExpiry(p, firstExpiry, expire);
+    if (!kept.isEmpty()) {
+      retained.add(kept);
+      TrendMetrics.EVENTS_RETAINED.inc(kept.size());
+      scheduleExpiry(p, firstExpiry, expire);
+    }
   }
 
   private RetainedEvents retained(

@@ -24,6 +24,8 @@ import org.apache.beam.sdk.metrics.Metrics;
  *   <li>{@code deadLetters}: events in the dead-letter output (schema, time range, too late);
  *   <li>{@code windowsEmitted}: results emitted (one per query, window and group and pane), {@code
  *       latePanes} of them in late panes;
+ *   <li>{@code eventsRetained}: evaluated events kept until their windows expire, for late events
+ *       to re-evaluate them with (none in tumbling windows without allowed lateness);
  *   <li>{@code blocksWritten}, {@code bytesWritten}, {@code blocksRead}, {@code blocksDeleted}: the
  *       blocks of retained events in the block store ({@link TrendAggregate#withRetainedEventsIn});
  *   <li>{@code sharedBursts}, {@code splitBursts}, {@code snapshots}: HAMLET's sharing decisions
@@ -45,6 +47,7 @@ public final class TrendMetrics {
   static final Counter DEAD_LETTERS = Metrics.counter(NAMESPACE, "deadLetters");
   static final Counter WINDOWS_EMITTED = Metrics.counter(NAMESPACE, "windowsEmitted");
   static final Counter LATE_PANES = Metrics.counter(NAMESPACE, "latePanes");
+  static final Counter EVENTS_RETAINED = Metrics.counter(NAMESPACE, "eventsRetained");
   static final Counter BLOCKS_WRITTEN = Metrics.counter(NAMESPACE, "blocksWritten");
   static final Counter BYTES_WRITTEN = Metrics.counter(NAMESPACE, "bytesWritten");
   static final Counter BLOCKS_READ = Metrics.counter(NAMESPACE, "blocksRead");

@@ -81,6 +81,70 @@ class TrendAggregateStateEndsTest {
     assertEquals(2L * groups, TrendMetrics.counter(result, "events"));
   }
 
+  /**
+   * Evaluated events are kept only while a late event could still enter a window holding them: in
+   * tumbling windows without lateness none is (every window expires as it fires); with lateness, or
+   * in sliding windows (an event's later window is still open when its first fires), every one is.
+   * The results are the same either way.
+   */
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(TestRunner.class)
+  void eventsAreKeptOnlyWhileALateEventCouldUseThem(TestRunner runner) {
+    Workload sliding =
+        Workload.parse(
+            """
+            QUERY runs
+            RETURN COUNT(*)
+            PATTERN B+
+            GROUPBY sensor
+            WITHIN 10 seconds SLIDE 5 seconds
+            """);
+    int groups = 20;
+    List<TimestampedValue<Event>> events = new ArrayList<>();
+    for (int g = 0; g < groups; g++) {
+      for (long i = 0; i < 3; i++) {
+        Event e = Event.of("B", g * 1_000L + i, "sensor", g); // two groups per 10 s
+        events.add(TimestampedValue.of(e, new Instant(e.time())));
+      }
+    }
+    long all = events.size();
+    assertEquals(0, retainedAndCheckWindows(runner, WORKLOAD, Duration.ZERO, events, groups));
+    assertEquals(
+        all,
+        retainedAndCheckWindows(runner, WORKLOAD, Duration.standardSeconds(30), events, groups));
+    assertEquals(all, retainedAndCheckWindows(runner, sliding, Duration.ZERO, events, 2 * groups));
+  }
+
+  /** Runs the workload, checks that every result counts 7 trends, returns eventsRetained. */
+  private static long retainedAndCheckWindows(
+      TestRunner runner,
+      Workload workload,
+      Duration lateness,
+      List<TimestampedValue<Event>> events,
+      long results) {
+    Pipeline p = Pipeline.create(runner.options(2));
+    PCollection<TrendResult> out =
+        p.apply(Create.timestamped(events).withCoder(EventCoder.of()))
+            .apply(TrendAggregate.of(workload).withAllowedLateness(lateness))
+            .results();
+    // B+ over a group's three events: seven trends, in each window holding them.
+    PAssert.that(
+            out.apply(
+                MapElements.into(TypeDescriptors.strings()).via((TrendResult r) -> r.value())))
+        .satisfies(
+            values -> {
+              List<String> all = new ArrayList<>();
+              values.forEach(all::add);
+              assertEquals(results, all.size(), "results " + all);
+              all.forEach(v -> assertEquals("7", v));
+              return null;
+            });
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    assertEquals(0, TrendMetrics.counter(result, "keysHoldingState"), "keys holding state");
+    return TrendMetrics.counter(result, "eventsRetained");
+  }
+
   private static final AtomicBoolean ALL_GROUPS_HELD = new AtomicBoolean();
   private static final AtomicBoolean ALL_GROUPS_CLEARED = new AtomicBoolean();
   private static final AtomicBoolean ALL_GROUPS_FORGOTTEN = new AtomicBoolean();

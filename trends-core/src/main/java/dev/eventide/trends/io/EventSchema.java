@@ -77,10 +77,19 @@ public final class EventSchema {
     return margin.containsKey(type);
   }
 
+  /**
+   * Adds a requirement unless the type has one of the same attribute and kind: an event failing it
+   * fails that earlier one first, with the same reason, so it would only cost a lookup per event
+   * (many queries read one type alike).
+   */
   private void require(String type, String attribute, Kind kind, String usedBy) {
-    byType
-        .computeIfAbsent(type, t -> new ArrayList<>())
-        .add(new Requirement(attribute, kind, usedBy));
+    List<Requirement> requirements = byType.computeIfAbsent(type, t -> new ArrayList<>());
+    for (Requirement r : requirements) {
+      if (r.attribute().equals(attribute) && r.kind() == kind) {
+        return;
+      }
+    }
+    requirements.add(new Requirement(attribute, kind, usedBy));
   }
 
   /**

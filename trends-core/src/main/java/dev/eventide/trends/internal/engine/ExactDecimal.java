@@ -33,7 +33,10 @@ final class ExactDecimal {
   /** The exact value of a number, with a scale of at least 0. */
   static ExactDecimal of(BigDecimal value) {
     BigDecimal v = value.scale() < 0 ? value.setScale(0) : value;
-    return new ExactDecimal(new ExactInt(v.unscaledValue()), v.scale());
+    long small = UnscaledLong.of(v);
+    return new ExactDecimal(
+        small != UnscaledLong.NOT_SMALL ? new ExactInt(small) : new ExactInt(v.unscaledValue()),
+        v.scale());
   }
 
   static ExactDecimal of(long unscaled, int scale) {

@@ -1,6 +1,7 @@
 package dev.eventide.trends.beam;
 
 import dev.eventide.trends.Event;
+import dev.eventide.trends.internal.engine.UnscaledLong;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -53,11 +54,12 @@ final class EventBatchCoder extends AtomicCoder<List<Event>> {
       for (Map.Entry<String, Object> a : attributes.entrySet()) {
         w.string(a.getKey());
         if (a.getValue() instanceof BigDecimal number) {
-          BigInteger unscaled = number.unscaledValue();
-          if (unscaled.bitLength() < 64) {
+          long small = UnscaledLong.of(number);
+          BigInteger unscaled = small == UnscaledLong.NOT_SMALL ? number.unscaledValue() : null;
+          if (unscaled == null || unscaled.bitLength() < 64) {
             w.varLong(SMALL_NUMBER);
             w.varLong(EventCoder.zigzag(number.scale()));
-            w.varLong(EventCoder.zigzag(unscaled.longValue()));
+            w.varLong(EventCoder.zigzag(unscaled == null ? small : unscaled.longValue()));
           } else {
             byte[] bytes = unscaled.toByteArray();
             w.varLong(BIG_NUMBER);

@@ -23,10 +23,20 @@ final class EventBatches {
     void emit(KV<String, List<Event>> batch, Instant timestamp);
   }
 
-  private final Map<String, List<Event>> byKey = new LinkedHashMap<>();
+  /**
+   * A key's parts: equal exactly when the key strings they make ({@link RouteFn#key}) are, so that
+   * the string is built once per batch, not once per event.
+   */
+  record Key(String versionTag, int unit, List<Object> group) {
+    String text() {
+      return RouteFn.key(versionTag, unit, group);
+    }
+  }
+
+  private final Map<Key, List<Event>> byKey = new LinkedHashMap<>();
   private int events;
 
-  void add(String key, Event e) {
+  void add(Key key, Event e) {
     byKey.computeIfAbsent(key, k -> new ArrayList<>()).add(e);
     events++;
   }
@@ -37,12 +47,12 @@ final class EventBatches {
 
   /** Sends every key's batch, in the order the keys first came, and forgets them. */
   void flush(Sink sink) {
-    for (Map.Entry<String, List<Event>> batch : byKey.entrySet()) {
+    for (Map.Entry<Key, List<Event>> batch : byKey.entrySet()) {
       long earliest = Long.MAX_VALUE;
       for (Event e : batch.getValue()) {
         earliest = Math.min(earliest, e.time());
       }
-      sink.emit(KV.of(batch.getKey(), batch.getValue()), new Instant(earliest));
+      sink.emit(KV.of(batch.getKey().text(), batch.getValue()), new Instant(earliest));
     }
     byKey.clear();
     events = 0;

@@ -1,6 +1,7 @@
 package dev.eventide.trends.beam;
 
 import dev.eventide.trends.Event;
+import dev.eventide.trends.internal.engine.UnscaledLong;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -98,11 +99,12 @@ public final class EventCoder extends AtomicCoder<Event> {
     for (Map.Entry<String, Object> a : values.entrySet()) {
       w.utf8(a.getKey());
       if (a.getValue() instanceof BigDecimal number) {
-        BigInteger unscaled = number.unscaledValue();
-        if (unscaled.bitLength() < 64) {
+        long small = UnscaledLong.of(number);
+        BigInteger unscaled = small == UnscaledLong.NOT_SMALL ? number.unscaledValue() : null;
+        if (unscaled == null || unscaled.bitLength() < 64) {
           w.varInt(SMALL_NUMBER);
           w.varInt(number.scale());
-          w.varLong(zigzag(unscaled.longValue()));
+          w.varLong(zigzag(unscaled == null ? small : unscaled.longValue()));
         } else {
           byte[] bytes = unscaled.toByteArray();
           w.varInt(BIG_NUMBER);

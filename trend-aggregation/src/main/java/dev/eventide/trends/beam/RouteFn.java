@@ -87,7 +87,8 @@ final class RouteFn extends DoFn<Event, KV<String, List<Event>>> {
     for (VersionedPlan.Route r : routes) {
       TrendPlan plan = versions.plan(r.version());
       List<Object> group = plan.group(new TrendPlan.Route(r.unit(), r.partition()));
-      batches.add(key(r.version(), r.unit(), group), e);
+      String versionTag = r.version() > 0 ? Integer.toString(r.version()) : null;
+      batches.add(new EventBatches.Key(versionTag, r.unit(), group), e);
     }
     if (batches.full()) {
       batches.flush(out.get(ROUTED)::outputWithTimestamp);
@@ -141,17 +142,10 @@ final class RouteFn extends DoFn<Event, KV<String, List<Event>>> {
   }
 
   /**
-   * The key of a version's unit and group: the version (left out for version 0, the workload the
-   * job started with, whose keys are those of a job without changes), the unit's index, then each
-   * value length-prefixed, so that no two groups share a key.
-   */
-  static String key(int version, int unit, List<Object> group) {
-    return key(version > 0 ? Integer.toString(version) : null, unit, group);
-  }
-
-  /**
-   * The key of a unit and group of the version a tag names (null: version 0): with changes sent
-   * while the job runs, the tag names the version's block too ({@link VersionStore}).
+   * The key of a version's unit and group: the tag of the version (null, and left out, for version
+   * 0, the workload the job started with, whose keys are those of a job without changes; with
+   * changes sent while the job runs the tag names the version's block too, {@link VersionStore}),
+   * the unit's index, then each value length-prefixed, so that no two groups share a key.
    */
   static String key(String versionTag, int unit, List<Object> group) {
     StringBuilder key = new StringBuilder();

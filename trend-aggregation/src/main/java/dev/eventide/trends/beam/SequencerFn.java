@@ -225,7 +225,7 @@ final class SequencerFn extends DoFn<KV<Integer, Sequenced>, KV<String, List<Eve
       TrendPlan plan = routing.plan(r.version());
       List<Object> group = plan.group(new TrendPlan.Route(r.unit(), r.partition()));
       String tag = known.get(r.version() - routing.firstVersion()).getKey();
-      routed.add(RouteFn.key(r.version() == 0 ? null : tag, r.unit(), group), e);
+      routed.add(new EventBatches.Key(r.version() == 0 ? null : tag, r.unit(), group), e);
     }
   }
 

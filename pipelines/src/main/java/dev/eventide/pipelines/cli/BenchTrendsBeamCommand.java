@@ -22,8 +22,9 @@ import picocli.CommandLine.Option;
     description = {
       "Throughput of TrendAggregate on Beam runners against the bare HAMLET core on the same"
           + " stream and queries, at --fixed-queries for each --events-per-window; every runner's"
-          + " results must equal the core's. Prints events/s and the ratio to the core, and"
-          + " writes PNG charts."
+          + " results must equal the core's. Prints events/s and the ratio to the core, the"
+          + " runner's start-up and shut-down (the same pipeline without events) and the ratio"
+          + " beyond them, and writes PNG charts."
     },
     sortOptions = false)
 final class BenchTrendsBeamCommand implements Callable<Integer> {
@@ -68,7 +69,7 @@ final class BenchTrendsBeamCommand implements Callable<Integer> {
     }
     out.printf(
         Locale.ROOT,
-        "%-7s %8s %5s %-20s %9s %12s %9s %10s%n",
+        "%-7s %8s %5s %-20s %9s %12s %9s %10s %9s %12s%n",
         "stream",
         "n/window",
         "k",
@@ -76,7 +77,9 @@ final class BenchTrendsBeamCommand implements Callable<Integer> {
         "events",
         "events/s",
         "seconds",
-        "vs core");
+        "vs core",
+        "start-up",
+        "beyond it");
     boolean same = true;
     for (String name : workload.streams) {
       TrendStreams.Kind stream = TrendBenchOptions.stream(name);
@@ -92,12 +95,13 @@ final class BenchTrendsBeamCommand implements Callable<Integer> {
         List<TrendsBeamBenchmark.Result> results =
             TrendsBeamBenchmark.compare(
                 stream, n, workload.fixedQueries, workload.windows, targets, parallelism);
-        double core = results.get(0).eventsPerSecond();
+        TrendsBeamBenchmark.Result core = results.get(0);
         for (TrendsBeamBenchmark.Result r : results) {
           same &= r.sameResults();
+          double beyond = core.seconds() / r.secondsBeyondStartup();
           out.printf(
               Locale.ROOT,
-              "%-7s %8d %5d %-20s %9d %12.0f %9.2f %9.2fx%s%n",
+              "%-7s %8d %5d %-20s %9d %12.0f %9.2f %9.2fx %9.2f %11s%s%n",
               name,
               n,
               r.queries(),
@@ -105,7 +109,9 @@ final class BenchTrendsBeamCommand implements Callable<Integer> {
               r.events(),
               r.eventsPerSecond(),
               r.seconds(),
-              r.eventsPerSecond() / core,
+              r.eventsPerSecond() / core.eventsPerSecond(),
+              r.startupSeconds(),
+              Double.isNaN(beyond) ? "-" : String.format(Locale.ROOT, "%.2fx", beyond),
               r.sameResults() ? "" : "  DIFFERENT RESULTS");
           data.addValue(r.eventsPerSecond(), r.target().cliName(), "" + n);
         }

@@ -141,6 +141,74 @@ class ExactIntTest {
     }
   }
 
+  /**
+   * Running sums that cross {@link ExactInt#HUGE_LIMBS} and back, with operands of every form
+   * (long, limbs, huge) on either side, each step checked against {@code BigInteger}.
+   */
+  @Test
+  void sumsStayExactAcrossTheHugeForm() {
+    Random random = new Random(29);
+    int edge = 64 * ExactInt.HUGE_LIMBS;
+    for (int run = 0; run < 300; run++) {
+      BigInteger expected = aroundTheEdge(random, edge);
+      ExactInt x = new ExactInt(expected);
+      for (int step = 0; step < 40; step++) {
+        BigInteger b =
+            switch (random.nextInt(3)) {
+              case 0 -> BigInteger.valueOf(value(random));
+              case 1 -> wide(random);
+              default -> aroundTheEdge(random, edge);
+            };
+        BigInteger k = random.nextBoolean() ? BigInteger.valueOf(value(random)) : wide(random);
+        int op = random.nextInt(6);
+        switch (op) {
+          case 0 -> {
+            x.add(new ExactInt(b));
+            expected = expected.add(b);
+          }
+          case 1 -> {
+            x.addProduct(new ExactInt(b), new ExactInt(k));
+            expected = expected.add(b.multiply(k));
+          }
+          case 2 -> {
+            // Back below the edge, or to 0: the sum less most of itself.
+            BigInteger rest = expected.shiftRight(random.nextInt(edge + 64));
+            x.add(new ExactInt(rest.subtract(expected)));
+            expected = rest;
+          }
+          case 3 -> {
+            x.multiply(new ExactInt(k.signum() == 0 ? BigInteger.ONE : k.shiftRight(3000)));
+            expected = expected.multiply(k.signum() == 0 ? BigInteger.ONE : k.shiftRight(3000));
+          }
+          case 4 -> {
+            long m = value(random);
+            x.multiply(m);
+            expected = expected.multiply(BigInteger.valueOf(m));
+            x.add(m);
+            expected = expected.add(BigInteger.valueOf(m));
+          }
+          default -> {
+            ExactInt copy = x.copy();
+            x = new ExactInt();
+            x.set(copy);
+            copy.add(1); // the copy is its own
+          }
+        }
+        assertEquals(expected, x.toBigInteger(), "run " + run + ", step " + step + ", op " + op);
+        assertEquals(expected.signum(), x.signum());
+        assertEquals(expected.abs().bitLength(), x.bitLength());
+        assertEquals(expected.toString(), x.toString());
+        assertEquals(expected.bitLength() < 64, x.isSmall(), "the long form is canonical");
+      }
+    }
+  }
+
+  /** Magnitudes within 400 bits of {@code edge} bits, either sign. */
+  private static BigInteger aroundTheEdge(Random random, int edge) {
+    BigInteger v = new BigInteger(edge - 400 + random.nextInt(800), random).setBit(edge - 401);
+    return random.nextBoolean() ? v.negate() : v;
+  }
+
   /** Magnitudes of 1 to 4,000 bits, with runs of zero and one bits that stress the carries. */
   private static BigInteger wide(Random random) {
     int bits = 1 + random.nextInt(4000);

@@ -118,7 +118,8 @@ public final class TrendsBeamBenchmark {
       int queries,
       int windows,
       List<Target> runners,
-      int flinkParallelism)
+      int flinkParallelism,
+      TrendPipeline.Input input)
       throws IOException {
     long windowMillis = 60_000;
     Workload workload = Workload.parse(TrendStreams.workload(stream, 42, queries, windowMillis));
@@ -143,8 +144,9 @@ public final class TrendsBeamBenchmark {
       boolean same = true;
       for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
         startup =
-            Math.min(startup, run(workload, List.of(), runner, flinkParallelism).millis() / 1e3);
-        TrendPipeline.Outcome outcome = run(workload, events, runner, flinkParallelism);
+            Math.min(
+                startup, run(workload, List.of(), runner, flinkParallelism, input).millis() / 1e3);
+        TrendPipeline.Outcome outcome = run(workload, events, runner, flinkParallelism, input);
         seconds = Math.min(seconds, outcome.millis() / 1e3);
         same &= outcome.results().equals(expected);
       }
@@ -156,7 +158,11 @@ public final class TrendsBeamBenchmark {
   }
 
   private static TrendPipeline.Outcome run(
-      Workload workload, List<Event> events, Target runner, int flinkParallelism)
+      Workload workload,
+      List<Event> events,
+      Target runner,
+      int flinkParallelism,
+      TrendPipeline.Input input)
       throws IOException {
     Path work = Files.createTempDirectory("eventide-bench-trends-");
     try {
@@ -166,6 +172,7 @@ public final class TrendsBeamBenchmark {
           runner.delivery(),
           Sharing.DYNAMIC,
           Duration.ZERO,
+          input,
           events,
           options(runner, flinkParallelism),
           work);

@@ -3,6 +3,7 @@ package dev.eventide.pipelines.cli;
 import dev.eventide.pipelines.bench.Charts;
 import dev.eventide.pipelines.bench.TrendStreams;
 import dev.eventide.pipelines.bench.TrendsBeamBenchmark;
+import dev.eventide.pipelines.trends.TrendPipeline;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -50,6 +51,17 @@ final class BenchTrendsBeamCommand implements Callable<Integer> {
       description = "Embedded Flink's parallelism (default: ${DEFAULT-VALUE}).")
   int parallelism;
 
+  @Option(
+      names = "--input",
+      defaultValue = "bounded",
+      paramLabel = "INPUT",
+      description =
+          "bounded: the events as a bounded input, whose watermark stays at the start of time until"
+              + " it is all read (every window fires at the end); stream: as a stream whose"
+              + " watermark follows the events read, as a live source's would (default:"
+              + " ${DEFAULT-VALUE}).")
+  String input;
+
   @Mixin ChartOptions charts;
 
   @Override
@@ -67,6 +79,14 @@ final class BenchTrendsBeamCommand implements Callable<Integer> {
     if (parallelism < 1) {
       throw new EventideCli.UsageException("--parallelism must be >= 1");
     }
+    TrendPipeline.Input events =
+        switch (input) {
+          case "bounded" -> TrendPipeline.Input.BOUNDED;
+          case "stream" -> TrendPipeline.Input.STREAM;
+          default ->
+              throw new EventideCli.UsageException(
+                  "--input must be bounded or stream, not '" + input + "'");
+        };
     out.printf(
         Locale.ROOT,
         "%-7s %8s %5s %-20s %9s %12s %9s %10s %9s %12s%n",
@@ -87,14 +107,15 @@ final class BenchTrendsBeamCommand implements Callable<Integer> {
       for (int n : workload.eventsPerWindow) {
         err.printf(
             Locale.ROOT,
-            "bench: %s, %d events per window, %d queries, on Beam ...%n",
+            "bench: %s, %d events per window, %d queries, %s input, on Beam ...%n",
             name,
             n,
-            workload.fixedQueries);
+            workload.fixedQueries,
+            input);
         err.flush();
         List<TrendsBeamBenchmark.Result> results =
             TrendsBeamBenchmark.compare(
-                stream, n, workload.fixedQueries, workload.windows, targets, parallelism);
+                stream, n, workload.fixedQueries, workload.windows, targets, parallelism, events);
         TrendsBeamBenchmark.Result core = results.get(0);
         for (TrendsBeamBenchmark.Result r : results) {
           same &= r.sameResults();

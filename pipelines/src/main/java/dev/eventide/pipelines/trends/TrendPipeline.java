@@ -59,6 +59,24 @@ public final class TrendPipeline {
     STREAM
   }
 
+  /** How the events go into the pipeline. */
+  public enum Input {
+    /**
+     * A bounded input ({@link EventList}): its watermark stays at the start of time until it is all
+     * read, so every window fires at the end and every event waits in state until then.
+     */
+    BOUNDED,
+    /**
+     * A stream whose watermark follows the events read ({@link EventStream}), as a live source's
+     * would: windows fire while the rest is read. The events must be in time order.
+     */
+    STREAM;
+
+    PTransform<PBegin, PCollection<Event>> of(List<Event> events) {
+      return this == BOUNDED ? EventList.of(events) : EventStream.of(events);
+    }
+  }
+
   /** What a run produced. */
   public record Outcome(
       List<String> results, List<String> deadLetters, long latePanes, long millis) {}
@@ -129,7 +147,41 @@ public final class TrendPipeline {
       Path work)
       throws IOException {
     return run(
-        workload, changes, delivery, sharing, allowedLateness, EventList.of(events), options, work);
+        workload,
+        changes,
+        delivery,
+        sharing,
+        allowedLateness,
+        Input.BOUNDED,
+        events,
+        options,
+        work);
+  }
+
+  /**
+   * Runs the workload, its changes delivered as {@code delivery} says, over the events going in as
+   * {@code input} says, and waits.
+   *
+   * @param work an empty directory every worker and this client can write and read
+   * @throws IllegalArgumentException if a change does not apply to the workload in force at its
+   *     time (delivered as a schedule), or the events of a {@link Input#STREAM} are not in time
+   *     order
+   * @throws IllegalStateException if the pipeline fails, with the reason, or a change sent as a
+   *     stream was refused
+   */
+  public static Outcome run(
+      Workload workload,
+      List<WorkloadChange> changes,
+      ChangeDelivery delivery,
+      Sharing sharing,
+      Duration allowedLateness,
+      Input input,
+      List<Event> events,
+      PipelineOptions options,
+      Path work)
+      throws IOException {
+    return run(
+        workload, changes, delivery, sharing, allowedLateness, input.of(events), options, work);
   }
 
   /**

@@ -357,6 +357,7 @@ class EventideCliTest {
       {"trends", "--beam", "Unknown option: '--beam'"},
       {"trends", "--change-every=0", "--change-every must be at least 1, but was 0"},
       {"trends-beam", "--parallelism=0", "--parallelism must be >= 1"},
+      {"trends-beam", "--input=file", "--input must be bounded or stream, not 'file'"},
       {"trends-beam", "--streams=taxis", "--streams: unknown stream 'taxis'"},
       {"trend-bursts", "--class-sizes=0", "--class-sizes must be at least 1, but was 0"},
       {"trend-bursts", "--chart-dir=/proc/eventide-nope", "--chart-dir /proc/eventide-nope: can"},

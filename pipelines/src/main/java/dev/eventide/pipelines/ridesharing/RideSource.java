@@ -1,17 +1,15 @@
 package dev.eventide.pipelines.ridesharing;
 
-import dev.eventide.pipelines.RecordCoder;
+import dev.eventide.pipelines.EmittedCount;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.beam.EventCoder;
 import java.util.List;
 import java.util.NoSuchElementException;
 import org.apache.beam.sdk.coders.Coder;
-import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.io.UnboundedSource;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
-import org.apache.beam.sdk.values.TypeDescriptor;
 import org.joda.time.Instant;
 
 /**
@@ -20,7 +18,7 @@ import org.joda.time.Instant;
  * event, and restores from a checkpoint by regenerating the stream up to the checkpointed position.
  * How many events arrive behind the watermark depends on how often the runner polls it.
  */
-final class RideSource extends UnboundedSource<Event, RideSource.Position> {
+final class RideSource extends UnboundedSource<Event, EmittedCount> {
   private static final long serialVersionUID = 1L;
 
   private final RideStream stream;
@@ -35,14 +33,13 @@ final class RideSource extends UnboundedSource<Event, RideSource.Position> {
   }
 
   @Override
-  public UnboundedReader<Event> createReader(PipelineOptions options, Position checkpoint) {
-    return new Reader(this, checkpoint == null ? 0 : checkpoint.consumed);
+  public UnboundedReader<Event> createReader(PipelineOptions options, EmittedCount checkpoint) {
+    return new Reader(this, checkpoint == null ? 0 : checkpoint.emitted());
   }
 
   @Override
-  public Coder<Position> getCheckpointMarkCoder() {
-    return RecordCoder.of(
-        TypeDescriptor.of(Position.class), VarLongCoder.of(), p -> p.consumed, Position::new);
+  public Coder<EmittedCount> getCheckpointMarkCoder() {
+    return EmittedCount.coder();
   }
 
   @Override
@@ -60,18 +57,6 @@ final class RideSource extends UnboundedSource<Event, RideSource.Position> {
         .add(DisplayData.item("lateFraction", stream.lateFraction()))
         .add(DisplayData.item("maxDelayMillis", stream.maxDelayMillis()))
         .add(DisplayData.item("seed", stream.seed()));
-  }
-
-  /** How many events a reader had emitted. */
-  static final class Position implements UnboundedSource.CheckpointMark {
-    final long consumed;
-
-    Position(long consumed) {
-      this.consumed = consumed;
-    }
-
-    @Override
-    public void finalizeCheckpoint() {}
   }
 
   private static final class Reader extends UnboundedReader<Event> {
@@ -129,8 +114,8 @@ final class RideSource extends UnboundedSource<Event, RideSource.Position> {
     }
 
     @Override
-    public Position getCheckpointMark() {
-      return new Position(consumed);
+    public EmittedCount getCheckpointMark() {
+      return new EmittedCount(consumed);
     }
 
     @Override

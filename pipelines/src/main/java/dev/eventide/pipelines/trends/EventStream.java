@@ -1,6 +1,6 @@
 package dev.eventide.pipelines.trends;
 
-import dev.eventide.pipelines.RecordCoder;
+import dev.eventide.pipelines.EmittedCount;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.beam.EventCoder;
 import java.io.IOException;
@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.ListCoder;
-import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.io.Read;
 import org.apache.beam.sdk.io.UnboundedSource;
 import org.apache.beam.sdk.options.PipelineOptions;
@@ -21,7 +20,6 @@ import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.TypeDescriptor;
 import org.joda.time.Instant;
 
 /**
@@ -33,7 +31,7 @@ import org.joda.time.Instant;
  * through time together (the watermark is their slowest); each ends, its watermark at the end of
  * time, after its last shard.
  */
-final class EventStream extends UnboundedSource<Event, EventStream.Position> {
+final class EventStream extends UnboundedSource<Event, EmittedCount> {
   private static final long serialVersionUID = 1L;
   private static final int EVENTS_PER_SHARD = 5_000;
   private static final ListCoder<Event> SHARD = ListCoder.of(EventCoder.of());
@@ -91,14 +89,13 @@ final class EventStream extends UnboundedSource<Event, EventStream.Position> {
   }
 
   @Override
-  public UnboundedReader<Event> createReader(PipelineOptions options, Position checkpoint) {
-    return new Reader(this, checkpoint == null ? 0 : checkpoint.consumed);
+  public UnboundedReader<Event> createReader(PipelineOptions options, EmittedCount checkpoint) {
+    return new Reader(this, checkpoint == null ? 0 : checkpoint.emitted());
   }
 
   @Override
-  public Coder<Position> getCheckpointMarkCoder() {
-    return RecordCoder.of(
-        TypeDescriptor.of(Position.class), VarLongCoder.of(), p -> p.consumed, Position::new);
+  public Coder<EmittedCount> getCheckpointMarkCoder() {
+    return EmittedCount.coder();
   }
 
   @Override
@@ -110,18 +107,6 @@ final class EventStream extends UnboundedSource<Event, EventStream.Position> {
   public void populateDisplayData(DisplayData.Builder builder) {
     super.populateDisplayData(builder);
     builder.add(DisplayData.item("shards", shards.size()).withLabel("Shards of events"));
-  }
-
-  /** How many events a reader had emitted: a restored reader skips them. */
-  static final class Position implements UnboundedSource.CheckpointMark {
-    final long consumed;
-
-    Position(long consumed) {
-      this.consumed = consumed;
-    }
-
-    @Override
-    public void finalizeCheckpoint() {}
   }
 
   private static final class Reader extends UnboundedReader<Event> {
@@ -191,8 +176,8 @@ final class EventStream extends UnboundedSource<Event, EventStream.Position> {
     }
 
     @Override
-    public Position getCheckpointMark() {
-      return new Position(consumed);
+    public EmittedCount getCheckpointMark() {
+      return new EmittedCount(consumed);
     }
 
     @Override

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.eventide.pipelines.EmittedCount;
 import dev.eventide.trends.Event;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -75,9 +76,8 @@ class EventStreamTest {
     }
     byte[] mark =
         CoderUtils.encodeToByteArray(
-            source.getCheckpointMarkCoder(), (EventStream.Position) reader.getCheckpointMark());
-    EventStream.Position restored =
-        CoderUtils.decodeFromByteArray(source.getCheckpointMarkCoder(), mark);
+            source.getCheckpointMarkCoder(), (EmittedCount) reader.getCheckpointMark());
+    EmittedCount restored = CoderUtils.decodeFromByteArray(source.getCheckpointMarkCoder(), mark);
     UnboundedSource.UnboundedReader<Event> again = source.createReader(OPTIONS, restored);
     assertTrue(again.start());
     assertEquals(events.get(7_000), again.getCurrent());

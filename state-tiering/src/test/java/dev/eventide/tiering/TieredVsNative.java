@@ -8,13 +8,18 @@ import dev.eventide.testing.runners.TestRunner;
 import dev.eventide.testing.streams.LateEventStreams;
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.ListCoder;
+import org.apache.beam.sdk.coders.NullableCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
@@ -25,6 +30,7 @@ import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.SimpleFunction;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
@@ -52,7 +58,7 @@ final class TieredVsNative {
     public String apply(Integer key, BoundedWindow window, Iterable<Long> values) {
       List<Long> sorted = new ArrayList<>();
       values.forEach(sorted::add);
-      sorted.sort(null);
+      sorted.sort(Comparator.nullsFirst(Comparator.naturalOrder()));
       return sorted.size() + ":" + sorted;
     }
   }
@@ -130,11 +136,20 @@ final class TieredVsNative {
    */
   static PCollection<KV<Integer, Long>> read(
       Pipeline p, TestRunner runner, LateEventGenerator generator) {
+    return read(p, runner, generator, false);
+  }
+
+  /**
+   * {@link #read}; with {@code someNulls}, a third of key 0's values are null (a nullable value
+   * coder), so that a comparison also shows that null values are values.
+   */
+  static PCollection<KV<Integer, Long>> read(
+      Pipeline p, TestRunner runner, LateEventGenerator generator, boolean someNulls) {
     PCollection<LateEvent> events =
         runner.honorsTestStreamWatermarks()
             ? p.apply(LateEventStreams.testStream(generator))
             : p.apply(LateEventStreams.gatedReplay(generator));
-    return keyed(events);
+    return someNulls ? keyedWithNulls(events) : keyed(events);
   }
 
   /** The events as key and value. */
@@ -148,25 +163,55 @@ final class TieredVsNative {
         .setCoder(KvCoder.of(VarIntCoder.of(), VarLongCoder.of()));
   }
 
+  /** The events as key and value, every third value of key 0 null. */
+  static PCollection<KV<Integer, Long>> keyedWithNulls(PCollection<LateEvent> events) {
+    return events
+        .apply(
+            "Key",
+            MapElements.into(
+                    TypeDescriptors.kvs(TypeDescriptors.integers(), TypeDescriptors.longs()))
+                .via(
+                    (LateEvent e) ->
+                        KV.of(e.key(), e.key() == 0 && e.value() % 3 == 0 ? null : e.value())))
+        .setCoder(KvCoder.of(VarIntCoder.of(), NullableCoder.of(VarLongCoder.of())));
+  }
+
   /**
    * Beam's windowing of {@code input} (accumulating panes, {@code lateness}), each pane summarised.
+   * Nullable values are grouped each in a list of one: Beam's {@code GroupByKey} on Flink cannot
+   * hold a null value (docs/runner-facts.md).
    */
   static PCollection<KV<Integer, String>> nativeSummaries(
       PCollection<KV<Integer, Long>> input, WindowFn<Object, ?> windows, Duration lateness) {
+    Coder<Long> valueCoder = ((KvCoder<Integer, Long>) input.getCoder()).getValueCoder();
     return input
         .apply(
+            "Native wrap",
+            MapElements.via(
+                new SimpleFunction<KV<Integer, Long>, KV<Integer, List<Long>>>() {
+                  @Override
+                  public KV<Integer, List<Long>> apply(KV<Integer, Long> kv) {
+                    return KV.of(kv.getKey(), Collections.singletonList(kv.getValue()));
+                  }
+                }))
+        .setCoder(KvCoder.of(VarIntCoder.of(), ListCoder.of(valueCoder)))
+        .apply(
             "Native window",
-            Window.<KV<Integer, Long>>into(windows)
+            Window.<KV<Integer, List<Long>>>into(windows)
                 .withAllowedLateness(lateness)
                 .accumulatingFiredPanes())
         .apply("Native group", GroupByKey.create())
         .apply(
             "Native summary",
-            MapElements.into(
-                    TypeDescriptors.kvs(TypeDescriptors.integers(), TypeDescriptors.strings()))
-                .via(
-                    kv ->
-                        KV.of(kv.getKey(), new Summary().apply(kv.getKey(), null, kv.getValue()))))
+            MapElements.via(
+                new SimpleFunction<KV<Integer, Iterable<List<Long>>>, KV<Integer, String>>() {
+                  @Override
+                  public KV<Integer, String> apply(KV<Integer, Iterable<List<Long>>> kv) {
+                    List<Long> values = new ArrayList<>();
+                    kv.getValue().forEach(values::addAll);
+                    return KV.of(kv.getKey(), new Summary().apply(kv.getKey(), null, values));
+                  }
+                }))
         .setCoder(KvCoder.of(VarIntCoder.of(), StringUtf8Coder.of()));
   }
 

@@ -222,11 +222,14 @@ public final class TieredBag<T> {
           private Iterator<byte[]> encoded = memory.iterator();
           private BlockInfo block; // null while in the memory bucket
           private int nextBlock;
+          // Whether next holds the element to return: an element may itself be null (a value of a
+          // nullable coder), so null cannot mean "none fetched".
+          private boolean fetched;
           private T next;
 
           @Override
           public boolean hasNext() {
-            while (next == null) {
+            while (!fetched) {
               while (!encoded.hasNext()) {
                 if (!fetchNextBlock()) {
                   return false;
@@ -235,6 +238,7 @@ public final class TieredBag<T> {
               T element = decoded(encoded.next(), block);
               if (from == Long.MIN_VALUE || timeOf.applyAsLong(element) >= from) {
                 next = element;
+                fetched = true;
               }
             }
             return true;
@@ -263,6 +267,7 @@ public final class TieredBag<T> {
             }
             T element = next;
             next = null;
+            fetched = false;
             return element;
           }
         };

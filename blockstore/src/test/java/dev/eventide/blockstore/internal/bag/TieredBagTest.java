@@ -13,7 +13,9 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -109,6 +111,68 @@ class TieredBagTest {
       assertEquals(expected, actual, "memory bound " + bound);
       bag.clear();
     }
+  }
+
+  /** A string or null: a marker byte, then the string's UTF-8 bytes. */
+  private static final ElementCodec<String> NULLABLE_STRINGS =
+      new ElementCodec<>() {
+        @Override
+        public byte[] encode(String element) {
+          if (element == null) {
+            return new byte[] {0};
+          }
+          byte[] utf8 = element.getBytes(StandardCharsets.UTF_8);
+          return ByteBuffer.allocate(1 + utf8.length).put((byte) 1).put(utf8).array();
+        }
+
+        @Override
+        public String decode(byte[] encoded) {
+          return encoded[0] == 0
+              ? null
+              : new String(encoded, 1, encoded.length - 1, StandardCharsets.UTF_8);
+        }
+      };
+
+  /**
+   * Null elements come back, from the memory bucket and from blocks, in their places; {@code
+   * hasNext} may be asked any number of times.
+   */
+  @Test
+  void nullElementsAreElementsInMemoryAndInBlocks() throws Exception {
+    List<String> added = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      added.add(i % 3 == 1 ? null : "v" + i);
+    }
+    added.add(0, null); // the first element of the first block
+    added.add(null); // the last element, in the memory bucket
+    for (long bound : new long[] {0, 1, 4, 10_000}) {
+      TieredBag<String> bag =
+          new TieredBag<>(
+              "key@window",
+              NULLABLE_STRINGS,
+              BagState.inMemory(),
+              store,
+              new TieredBag.Limits(bound, Long.MAX_VALUE));
+      for (String element : added) {
+        bag.add(element);
+      }
+      List<String> read = new ArrayList<>();
+      var elements = bag.read().iterator();
+      while (elements.hasNext() && elements.hasNext()) {
+        read.add(elements.next());
+      }
+      assertEquals(multiset(added), multiset(read), "memory bound " + bound);
+      assertEquals(added.size(), read.size(), "memory bound " + bound);
+      bag.clear();
+    }
+  }
+
+  private static Map<String, Long> multiset(List<String> elements) {
+    Map<String, Long> counts = new HashMap<>();
+    for (String element : elements) {
+      counts.merge(String.valueOf(element), 1L, Long::sum);
+    }
+    return counts;
   }
 
   @Test

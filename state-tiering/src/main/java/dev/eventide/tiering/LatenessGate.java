@@ -1,5 +1,6 @@
 package dev.eventide.tiering;
 
+import dev.eventide.runtime.internal.WatermarkFloor;
 import dev.eventide.runtime.internal.WindowAssignment;
 import dev.eventide.tiering.DeadLetter.Reason;
 import dev.eventide.tiering.internal.lateness.CleanupSchedule;
@@ -27,6 +28,7 @@ import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.transforms.windowing.WindowFn;
 import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TupleTag;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Instant;
@@ -121,11 +123,16 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, A
 
   private final Settings settings;
   private final WindowFn<?, ?> windowFn;
+  private final @Nullable PCollectionView<Long> floor;
   private transient Terms initial;
 
-  LatenessGate(Settings settings, WindowFn<? super KV<K, V>, ?> windowFn) {
+  LatenessGate(
+      Settings settings,
+      WindowFn<? super KV<K, V>, ?> windowFn,
+      @Nullable PCollectionView<Long> floor) {
     this.settings = settings;
     this.windowFn = windowFn;
+    this.floor = floor;
   }
 
   @Setup
@@ -142,9 +149,13 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, A
       @StateId(PREVIOUS) BagState<Long> previous,
       @TimerId(CLOCK) Timer clock,
       @TimerId(EXPIRE) Timer expire,
+      ProcessContext context,
       MultiOutputReceiver out)
       throws Exception {
-    long watermark = clock.getCurrentRelativeTime().getMillis();
+    // Not earlier than the floor: after a restore, a replayed value is judged as before.
+    long watermark =
+        WatermarkFloor.judge(
+            clock.getCurrentRelativeTime().getMillis(), WatermarkFloor.read(context, floor));
     CleanupSchedule read = scheduleState.read();
     CleanupSchedule schedule = read == null ? CleanupSchedule.EMPTY : read;
     List<KV<KV<K, BoundedWindow>, Admitted<V>>> admitted = new ArrayList<>(2);

@@ -2,6 +2,7 @@ package dev.eventide.tiering;
 
 import dev.eventide.blockstore.BlockName;
 import dev.eventide.blockstore.BlockStores;
+import dev.eventide.runtime.internal.FlinkCheckpointing;
 import dev.eventide.tiering.internal.io.IoScheduler;
 import dev.eventide.tiering.internal.io.StagingArea;
 import dev.eventide.tiering.internal.io.TieredIo;
@@ -213,61 +214,6 @@ abstract class PurgeBlocksFn extends DoFn<KV<Integer, KV<String, List<String>>>,
   /** The owner of the step's purge records before they were sharded, read with shard 0's. */
   static String legacyRecords(TieredWindowDoFn.Settings settings) {
     return "purges of " + settings.stepName();
-  }
-
-  /**
-   * The checkpointing options of a pipeline run by the Flink runner, read and set by name: this
-   * module does not depend on the runner. Flink's {@code DoFnOperator} refuses a stable-input step
-   * without checkpoints or with at-least-once ones, so the purge step asks for it only with
-   * exactly-once checkpoints.
-   */
-  private record FlinkCheckpointing(Class<? extends PipelineOptions> type, PipelineOptions view) {
-    static FlinkCheckpointing of(PipelineOptions options) {
-      if (!options.getRunner().getName().startsWith("org.apache.beam.runners.flink.")) {
-        return null;
-      }
-      try {
-        @SuppressWarnings("unchecked")
-        Class<? extends PipelineOptions> type =
-            (Class<? extends PipelineOptions>)
-                Class.forName(
-                    "org.apache.beam.runners.flink.FlinkPipelineOptions",
-                    true,
-                    options.getRunner().getClassLoader());
-        return new FlinkCheckpointing(type, options.as(type));
-      } catch (ClassNotFoundException e) {
-        throw unreadable(e);
-      }
-    }
-
-    boolean exactlyOnce() {
-      Object interval = call("getCheckpointingInterval");
-      return interval instanceof Long millis
-          && millis > 0
-          && "EXACTLY_ONCE".equals(call("getCheckpointingMode"));
-    }
-
-    void enableStableInputDrain() {
-      try {
-        type.getMethod("setEnableStableInputDrain", Boolean.class).invoke(view, true);
-      } catch (ReflectiveOperationException e) {
-        throw unreadable(e);
-      }
-    }
-
-    private Object call(String getter) {
-      try {
-        return type.getMethod(getter).invoke(view);
-      } catch (ReflectiveOperationException e) {
-        throw unreadable(e);
-      }
-    }
-
-    private static IllegalStateException unreadable(Exception e) {
-      return new IllegalStateException(
-          "TieredWindow could not read or set the checkpointing options of the Flink runner: " + e,
-          e);
-    }
   }
 
   /** Purges as their elements arrive. */

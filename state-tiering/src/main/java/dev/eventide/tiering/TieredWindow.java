@@ -2,6 +2,7 @@ package dev.eventide.tiering;
 
 import com.google.auto.value.AutoValue;
 import dev.eventide.blockstore.BlockStores;
+import dev.eventide.runtime.internal.WatermarkFloor;
 import dev.eventide.tiering.internal.lateness.LatenessModel;
 import dev.eventide.tiering.internal.lateness.StalenessPlanner;
 import java.nio.file.Path;
@@ -24,6 +25,7 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.PInput;
 import org.apache.beam.sdk.values.POutput;
 import org.apache.beam.sdk.values.PValue;
@@ -494,13 +496,16 @@ public abstract class TieredWindow<K, V, O>
     // Named "Window", as the step that put values into the user's windows was: its output's name
     // names the blocks' owner (below), which must not change from one version to the next.
     PCollection<KV<K, V>> global = input.apply("Window", Window.into(new GlobalWindows()));
+    // What the steps below judge values by after a restore (WatermarkFloor says why).
+    PCollectionView<Long> floor = WatermarkFloor.of(global);
     PCollectionList<DeadLetter<K, V>> deadLetters = PCollectionList.empty(input.getPipeline());
     PCollection<KV<KV<K, BoundedWindow>, Admitted<V>>> keyed;
     if (gated) {
       PCollectionTuple gate =
           global.apply(
               "Gate",
-              ParDo.of(new LatenessGate<K, V>(gateSettings(), windowFn()))
+              ParDo.of(new LatenessGate<K, V>(gateSettings(), windowFn(), floor))
+                  .withSideInputs(WatermarkFloor.sideInputs(floor))
                   .withOutputTags(
                       LatenessGate.admitted(), TupleTagList.of(LatenessGate.deadLetters())));
       deadLetters =
@@ -536,7 +541,8 @@ public abstract class TieredWindow<K, V, O>
             "Fire",
             ParDo.of(
                     new TieredWindowDoFn<K, V, O>(
-                        settings, gated, function(), keyCoder, valueCoder, windowCoder))
+                        settings, gated, function(), keyCoder, valueCoder, windowCoder, floor))
+                .withSideInputs(WatermarkFloor.sideInputs(floor))
                 .withOutputTags(
                     TieredWindowDoFn.<K, O>results(),
                     TupleTagList.of(LatenessGate.<K, V>deadLetters())

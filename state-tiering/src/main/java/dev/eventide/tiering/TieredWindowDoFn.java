@@ -5,6 +5,7 @@ import dev.eventide.blockstore.BlockStore;
 import dev.eventide.blockstore.BlockStores;
 import dev.eventide.blockstore.internal.bag.BlockInfo;
 import dev.eventide.blockstore.internal.bag.TieredBag;
+import dev.eventide.runtime.internal.WatermarkFloor;
 import dev.eventide.tiering.internal.io.IoScheduler;
 import dev.eventide.tiering.internal.io.IoScheduler.Priority;
 import dev.eventide.tiering.internal.io.PrestagePlanner;
@@ -36,7 +37,9 @@ import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TupleTag;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -163,6 +166,7 @@ final class TieredWindowDoFn<K, V, O>
   private final Coder<K> keyCoder;
   private final Coder<V> valueCoder;
   private final Coder<BoundedWindow> windowCoder;
+  private final @Nullable PCollectionView<Long> floor;
 
   private transient TieredIo io;
   private transient PrestagePlanner planner;
@@ -175,13 +179,15 @@ final class TieredWindowDoFn<K, V, O>
       WindowFunction<K, V, O> function,
       Coder<K> keyCoder,
       Coder<V> valueCoder,
-      Coder<BoundedWindow> windowCoder) {
+      Coder<BoundedWindow> windowCoder,
+      @Nullable PCollectionView<Long> floor) {
     this.settings = settings;
     this.gated = gated;
     this.function = function;
     this.keyCoder = keyCoder;
     this.valueCoder = valueCoder;
     this.windowCoder = windowCoder;
+    this.floor = floor;
   }
 
   /**
@@ -235,6 +241,7 @@ final class TieredWindowDoFn<K, V, O>
       @StateId(PROGRESS) ValueState<WindowProgress> progressState,
       @TimerId(FIRE) Timer fire,
       @TimerId(PURGE) Timer purge,
+      ProcessContext context,
       MultiOutputReceiver out) {
     pingShardsOnce(out);
     progressState.readLater();
@@ -244,7 +251,9 @@ final class TieredWindowDoFn<K, V, O>
     Admitted<V> admitted = element.getValue();
     Instant timestamp = new Instant(admitted.eventTimeMillis());
     Instant end = window.maxTimestamp();
-    Instant watermark = fire.getCurrentRelativeTime();
+    // Not earlier than the floor: after a restore, a replayed value is judged as before.
+    Instant watermark =
+        WatermarkFloor.judge(fire.getCurrentRelativeTime(), WatermarkFloor.read(context, floor));
     boolean late = watermark.isAfter(end);
     WindowProgress progress = read(progressState);
     long cleanup =

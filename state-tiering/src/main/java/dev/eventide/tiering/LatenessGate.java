@@ -125,6 +125,7 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, A
   private final WindowFn<?, ?> windowFn;
   private final @Nullable PCollectionView<Long> floor;
   private transient Terms initial;
+  private transient WatermarkFloor.Judge judge;
 
   LatenessGate(
       Settings settings,
@@ -138,6 +139,7 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, A
   @Setup
   public void setup() {
     initial = settings.initial();
+    judge = new WatermarkFloor.Judge();
   }
 
   @ProcessElement
@@ -154,7 +156,7 @@ final class LatenessGate<K, V> extends DoFn<KV<K, V>, KV<KV<K, BoundedWindow>, A
       throws Exception {
     // Not earlier than the floor: after a restore, a replayed value is judged as before.
     long watermark =
-        WatermarkFloor.judge(
+        judge.watermark(
             clock.getCurrentRelativeTime().getMillis(), WatermarkFloor.read(context, floor));
     CleanupSchedule read = scheduleState.read();
     CleanupSchedule schedule = read == null ? CleanupSchedule.EMPTY : read;

@@ -170,6 +170,7 @@ final class TieredWindowDoFn<K, V, O>
 
   private transient TieredIo io;
   private transient PrestagePlanner planner;
+  private transient WatermarkFloor.Judge judge;
   // Whether this instance has sent its start to the shards of purge records.
   private transient boolean shardsPinged;
 
@@ -207,6 +208,7 @@ final class TieredWindowDoFn<K, V, O>
     BlockStore store = BlockStores.open(settings.storeUri());
     io = new TieredIo(store, IoScheduler.shared(), StagingArea.shared());
     planner = new PrestagePlanner();
+    judge = new WatermarkFloor.Judge();
   }
 
   @Teardown
@@ -253,7 +255,7 @@ final class TieredWindowDoFn<K, V, O>
     Instant end = window.maxTimestamp();
     // Not earlier than the floor: after a restore, a replayed value is judged as before.
     Instant watermark =
-        WatermarkFloor.judge(fire.getCurrentRelativeTime(), WatermarkFloor.read(context, floor));
+        judge.watermark(fire.getCurrentRelativeTime(), WatermarkFloor.read(context, floor));
     boolean late = watermark.isAfter(end);
     WindowProgress progress = read(progressState);
     long cleanup =

@@ -13,14 +13,11 @@ import java.util.stream.LongStream;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
-import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.transforms.windowing.FixedWindows;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
-import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
-import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
@@ -143,7 +140,9 @@ class TieredWindowRestoreDifferentialTest {
     PCollection<String> plain =
         input
             .apply("Plain", window)
-            .apply("Describe plain", ParDo.of(new DescribePane("plain")))
+            .apply(
+                "Describe plain",
+                ParDo.of(new TieredWindowRestoreTest.DescribePane<String>("plain")))
             .apply("Plain into the global window", Window.into(new GlobalWindows()));
     TieredWindow.Result<String, Long, String> gated =
         input.apply("With dead letters", window.withDeadLetters());
@@ -151,9 +150,14 @@ class TieredWindowRestoreDifferentialTest {
         .and(
             gated
                 .results()
-                .apply("Describe gated", ParDo.of(new DescribePane("gated")))
+                .apply(
+                    "Describe gated",
+                    ParDo.of(new TieredWindowRestoreTest.DescribePane<String>("gated")))
                 .apply("Gated into the global window", Window.into(new GlobalWindows())))
-        .and(gated.deadLetters().apply("Describe dead", ParDo.of(new DescribeDeadLetter())))
+        .and(
+            gated
+                .deadLetters()
+                .apply("Describe dead", ParDo.of(new TieredWindowRestoreTest.DescribeDeadLetter())))
         .apply(Flatten.pCollections());
   }
 
@@ -165,48 +169,6 @@ class TieredWindowRestoreDifferentialTest {
       values.forEach(sorted::add);
       sorted.sort(null);
       return sorted.toString().replace(" ", "");
-    }
-  }
-
-  /** Source, key, window start, values, timing, index, last. */
-  private static final class DescribePane extends DoFn<KV<String, String>, String> {
-    private final String source;
-
-    DescribePane(String source) {
-      this.source = source;
-    }
-
-    @ProcessElement
-    public void process(
-        @Element KV<String, String> kv,
-        BoundedWindow window,
-        PaneInfo pane,
-        OutputReceiver<String> out) {
-      out.output(
-          String.join(
-              " ",
-              source,
-              kv.getKey(),
-              "w" + ((IntervalWindow) window).start().getMillis(),
-              kv.getValue(),
-              pane.getTiming().toString(),
-              "index=" + pane.getIndex(),
-              pane.isLast() ? "last" : "-"));
-    }
-  }
-
-  private static final class DescribeDeadLetter extends DoFn<DeadLetter<String, Long>, String> {
-    @ProcessElement
-    public void process(@Element DeadLetter<String, Long> d, OutputReceiver<String> out) {
-      out.output(
-          String.join(
-              " ",
-              "dead",
-              d.key(),
-              Long.toString(d.value()),
-              "w" + d.window().start().getMillis(),
-              "late=" + d.latenessMillis(),
-              d.reason().toString()));
     }
   }
 }

@@ -71,7 +71,7 @@ class TieredWindowRestoreTest {
   @ValueSource(booleans = {false, true})
   void aLateValueWithinTheLatenessFiresTheSameLatePane(boolean deadLetters) {
     String lines = assertSame("a", 33, true, deadLetters);
-    assertTrue(lines.contains("a w30 3 LATE"), lines);
+    assertTrue(lines.contains("tiered a w30 3 LATE"), lines);
   }
 
   /** {@code a}@5 s at watermark 41 s: its window expired before the checkpoint. */
@@ -101,8 +101,8 @@ class TieredWindowRestoreTest {
             input -> steps(input, deadLetters));
     outcome.assertSame();
     String lines = String.join("\n", outcome.undisturbed());
-    assertTrue(lines.contains("a w0 3 ON_TIME"), lines);
-    assertTrue(lines.contains("b w40 1 ON_TIME"), lines);
+    assertTrue(lines.contains("tiered a w0 3 ON_TIME"), lines);
+    assertTrue(lines.contains("tiered b w40 1 ON_TIME"), lines);
     return lines;
   }
 
@@ -114,13 +114,13 @@ class TieredWindowRestoreTest {
             .withStore("memory:" + UUID.randomUUID())
             .withOutputCoder(VarLongCoder.of());
     if (!deadLetters) {
-      return input.apply(window).apply("Describe", ParDo.of(new DescribePane()));
+      return input.apply(window).apply("Describe", ParDo.of(new DescribePane<Long>("tiered")));
     }
     TieredWindow.Result<String, Long, Long> result = input.apply(window.withDeadLetters());
     return PCollectionList.of(
             result
                 .results()
-                .apply("Describe", ParDo.of(new DescribePane()))
+                .apply("Describe", ParDo.of(new DescribePane<Long>("tiered")))
                 .apply("Into the global window", Window.into(new GlobalWindows())))
         .and(result.deadLetters().apply("Describe dead", ParDo.of(new DescribeDeadLetter())))
         .apply(Flatten.pCollections());
@@ -141,27 +141,35 @@ class TieredWindowRestoreTest {
     }
   }
 
-  /** Key, window start, count, timing, index, last. */
-  private static final class DescribePane extends DoFn<KV<String, Long>, String> {
+  /** A pane as a line: its source, key, window start, value, timing, index and last. */
+  static final class DescribePane<O> extends DoFn<KV<String, O>, String> {
+    private final String source;
+
+    DescribePane(String source) {
+      this.source = source;
+    }
+
     @ProcessElement
     public void process(
-        @Element KV<String, Long> kv,
+        @Element KV<String, O> kv,
         BoundedWindow window,
         PaneInfo pane,
         OutputReceiver<String> out) {
       out.output(
           String.join(
               " ",
+              source,
               kv.getKey(),
               "w" + ((IntervalWindow) window).start().getMillis() / 1000,
-              Long.toString(kv.getValue()),
+              String.valueOf(kv.getValue()),
               pane.getTiming().toString(),
               "index=" + pane.getIndex(),
               pane.isLast() ? "last" : "-"));
     }
   }
 
-  private static final class DescribeDeadLetter extends DoFn<DeadLetter<String, Long>, String> {
+  /** A dead letter as a line: key, value, window start, lateness and reason. */
+  static final class DescribeDeadLetter extends DoFn<DeadLetter<String, Long>, String> {
     @ProcessElement
     public void process(@Element DeadLetter<String, Long> d, OutputReceiver<String> out) {
       out.output(

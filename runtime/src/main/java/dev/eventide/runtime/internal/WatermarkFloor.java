@@ -54,15 +54,18 @@ import org.joda.time.Instant;
  * step that reads it ({@code SideInputHandler} on broadcast state), so a restored step finds there
  * the floor it had at the checkpoint, ready before any element is read again.
  *
- * <p>Why judging by the larger of the floor and the input watermark ({@link #judge}) never judges
- * an element later than a run without the failure could have: a value W reaches the step only after
- * a checkpoint whose barrier followed W out of the source has completed, so after the step has
- * processed every element that the source emitted before W; any element the step processes later
- * was emitted at a watermark of at least W. In a run without failure whose source waits for each
- * watermark to reach its consumers, the floor is never above the step's input watermark. It lags
- * that watermark by up to a checkpoint interval and the side input's propagation: after a restore a
- * straggler whose window expired within that lag before the restored checkpoint is judged as on
- * time, as every straggler was before.
+ * <p>Judging ({@link Judge}): a step takes the floor it finds while its input watermark is still at
+ * the start of time (after a restore: the floor of its checkpoint) and judges by the later of that
+ * floor and its input watermark. That never judges an element later than a run without the failure
+ * could have: a value W reaches the step only after a checkpoint whose barrier followed W out of
+ * the source has completed, so after the step has processed every element that the source emitted
+ * before W (any element it processes later was emitted at a watermark of at least W), and after the
+ * step's own input watermark has passed W. A run without failure is therefore never changed: while
+ * its input watermark is at the start of time, the floor is too. The floor a restored step finds
+ * lags the watermark it had at the checkpoint by up to a checkpoint interval and the side input's
+ * propagation: a straggler whose window expired within that lag before the restored checkpoint is
+ * judged as on time after the restore, as every straggler was before; and a restored step that
+ * reads no element before its first watermark judges by its input watermark alone.
  *
  * <p>Only where a restore can happen: on Flink with exactly-once checkpoints (the stable-input step
  * needs them). Elsewhere {@link #of} gives no floor, and a step reads none: a side input costs the
@@ -71,8 +74,9 @@ import org.joda.time.Instant;
  * <pre>{@code
  * PCollectionView<Long> floor = WatermarkFloor.of(input);             // null: nothing restores
  * input.apply(ParDo.of(new JudgingFn(floor)).withSideInputs(WatermarkFloor.sideInputs(floor)));
- * // in JudgingFn's @ProcessElement, with a ProcessContext c:
- * //   long watermark = WatermarkFloor.judge(timer.getCurrentRelativeTime().getMillis(),
+ * // in JudgingFn: a transient WatermarkFloor.Judge judge, made in @Setup; in @ProcessElement, with
+ * // a ProcessContext c:
+ * //   long watermark = judge.watermark(timer.getCurrentRelativeTime().getMillis(),
  * //       WatermarkFloor.read(c, floor));
  * }</pre>
  */
@@ -146,15 +150,27 @@ public final class WatermarkFloor<T> extends PTransform<PCollection<T>, PCollect
   }
 
   /**
-   * The watermark to judge an element by: the later of the step's input watermark and the floor.
+   * How a judging step uses the floor: one per instance of its {@code DoFn} (a transient field made
+   * in {@code @Setup}), asked for every element it judges.
    */
-  public static long judge(long inputWatermark, long floor) {
-    return Math.max(inputWatermark, floor);
-  }
+  public static final class Judge {
+    private long restored = START_OF_TIME;
 
-  /** {@link #judge(long, long)} with Beam instants. */
-  public static Instant judge(Instant inputWatermark, long floor) {
-    return new Instant(judge(inputWatermark.getMillis(), floor));
+    /**
+     * The watermark to judge an element by: the later of {@code inputWatermark} and the floor this
+     * instance found while its input watermark was at the start of time.
+     */
+    public long watermark(long inputWatermark, long floor) {
+      if (inputWatermark == START_OF_TIME) {
+        restored = Math.max(restored, floor);
+      }
+      return Math.max(inputWatermark, restored);
+    }
+
+    /** {@link #watermark(long, long)} with Beam instants. */
+    public Instant watermark(Instant inputWatermark, long floor) {
+      return new Instant(watermark(inputWatermark.getMillis(), floor));
+    }
   }
 
   /** Hands each value on once a checkpoint taken after it has completed. */

@@ -16,10 +16,18 @@ class WatermarkFloorTest {
   private static final long START = BoundedWindow.TIMESTAMP_MIN_VALUE.getMillis();
 
   @Test
-  void judgesByTheLaterOfTheInputWatermarkAndTheFloor() {
-    assertEquals(40_000, WatermarkFloor.judge(START, 40_000), "restored: the floor");
-    assertEquals(50_000, WatermarkFloor.judge(50_000, 40_000), "the input watermark once later");
-    assertEquals(START, WatermarkFloor.judge(START, START), "a fresh start");
+  void aRestoredStepKeepsTheFloorItFoundBeforeItsFirstWatermark() {
+    WatermarkFloor.Judge restored = new WatermarkFloor.Judge();
+    assertEquals(40_000, restored.watermark(START, 40_000), "before the first watermark");
+    assertEquals(40_000, restored.watermark(20_000, 90_000), "a lower first watermark");
+    assertEquals(50_000, restored.watermark(50_000, 90_000), "the input watermark once later");
+  }
+
+  @Test
+  void aFloorReadOnceTheWatermarkMovedIsNotUsed() {
+    WatermarkFloor.Judge running = new WatermarkFloor.Judge();
+    assertEquals(START, running.watermark(START, START), "a fresh start");
+    assertEquals(10_000, running.watermark(10_000, 40_000), "a floor ahead of the watermark");
   }
 
   /** The DirectRunner restores no checkpoint: no floor, no side input, the start of time. */

@@ -1,6 +1,7 @@
 package dev.eventide.trends.beam;
 
 import dev.eventide.blockstore.BlockStore;
+import dev.eventide.runtime.internal.WatermarkFloor;
 import dev.eventide.trends.internal.engine.WorkloadVersion;
 import dev.eventide.trends.query.Query;
 import dev.eventide.trends.query.Workload;
@@ -23,6 +24,7 @@ import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TupleTag;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -55,6 +57,7 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
   private static final String PENDING = "pending";
   private static final String LIVE = "live";
   private static final String HORIZON = "horizon";
+  private static final String DECIDED = "decided";
   private static final String SEND = "send";
   private static final long LAST_TIMER = GlobalWindow.INSTANCE.maxTimestamp().getMillis();
 
@@ -72,25 +75,44 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
   @StateId(HORIZON)
   private final StateSpec<ValueState<Long>> horizonSpec = StateSpecs.value(VarLongCoder.of());
 
+  // The changes decided (applied or refused) of the versions still live, and the latest refused
+  // ones: a change that comes again (a bounded input read again after a restore) is the same
+  // change, neither decided nor reported twice.
+  @StateId(DECIDED)
+  private final StateSpec<ValueState<List<WorkloadChange>>> decidedSpec =
+      StateSpecs.value(ListCoder.of(WorkloadChangeCoder.of()));
+
   @TimerId(SEND)
   private final TimerSpec sendSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+  /** How many refused changes of forgotten versions the change log keeps recognizing. */
+  static final int REFUSED_REMEMBERED = 1_000;
 
   private final Workload initial;
   private final VersionStore versions;
   private final int shards;
   private final long lateness;
+  private final PCollectionView<Long> floor; // null: nothing restores a checkpoint
   private transient BlockStore store;
+  private transient WatermarkFloor.Judge judge;
 
-  ChangeLogFn(Workload initial, VersionStore versions, int shards, long lateness) {
+  ChangeLogFn(
+      Workload initial,
+      VersionStore versions,
+      int shards,
+      long lateness,
+      PCollectionView<Long> floor) {
     this.initial = initial;
     this.versions = versions;
     this.shards = shards;
     this.lateness = lateness;
+    this.floor = floor;
   }
 
   @Setup
   public void setup() throws IOException {
     store = versions.open();
+    judge = new WatermarkFloor.Judge();
   }
 
   @Teardown
@@ -106,10 +128,29 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
       @Timestamp Instant timestamp,
       @StateId(PENDING) BagState<WorkloadChange> pending,
       @StateId(HORIZON) ValueState<Long> horizon,
+      @StateId(DECIDED) ValueState<List<WorkloadChange>> decidedChanges,
       @TimerId(SEND) Timer send,
+      ProcessContext context,
       MultiOutputReceiver out) {
     WorkloadChange change = element.getValue();
-    long decided = Math.max(orMin(horizon.read()), send.getCurrentRelativeTime().getMillis());
+    List<WorkloadChange> known = decidedChanges.read();
+    if (known != null && known.contains(change)) {
+      TrendMetrics.REPEATED_CHANGES.inc();
+      return; // decided before: applied, or refused and reported
+    }
+    for (WorkloadChange c : pending.read()) {
+      if (c.equals(change)) {
+        TrendMetrics.REPEATED_CHANGES.inc();
+        return; // waiting to be decided
+      }
+    }
+    // The watermark of the changes as far as the log knows it: its own input watermark, which a
+    // restore starts again at the start of time, the floor the step had at the checkpoint, and the
+    // time up to which versions are decided.
+    long watermark =
+        judge.watermark(
+            send.getCurrentRelativeTime().getMillis(), WatermarkFloor.read(context, floor));
+    long decided = Math.max(orMin(horizon.read()), watermark);
     String refused = null;
     if (change.time() >= LAST_TIMER) {
       refused = "its time is not before the end of the global window (" + LAST_TIMER + ")";
@@ -127,6 +168,7 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
     if (refused != null) {
       TrendMetrics.REFUSED_CHANGES.inc();
       out.get(REFUSED).output(new RefusedChange(change, refused));
+      remember(decidedChanges, List.of(change));
       return;
     }
     pending.add(change);
@@ -143,6 +185,7 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
       @StateId(PENDING) BagState<WorkloadChange> pending,
       @StateId(LIVE) ValueState<List<KV<String, WorkloadVersion>>> liveState,
       @StateId(HORIZON) ValueState<Long> horizon,
+      @StateId(DECIDED) ValueState<List<WorkloadChange>> decidedChanges,
       @TimerId(SEND) Timer send,
       MultiOutputReceiver out)
       throws IOException {
@@ -190,6 +233,8 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
     horizon.write(decided);
     forgetDone(live, decided);
     liveState.write(live);
+    remember(decidedChanges, due);
+    forgetDecided(decidedChanges, live.get(0).getValue().from());
     pending.clear();
     if (!later.isEmpty()) {
       later.forEach(pending::add);
@@ -263,6 +308,40 @@ final class ChangeLogFn extends DoFn<KV<Integer, WorkloadChange>, KV<Integer, Se
   static long expiry(WorkloadVersion version, WorkloadVersion next, long lateness) {
     return TrendAggregateFn.saturatedAdd(
         TrendAggregateFn.saturatedAdd(next.from(), longestWithin(version)), lateness);
+  }
+
+  /** Adds {@code changes} to the decided ones. */
+  private static void remember(
+      ValueState<List<WorkloadChange>> decidedChanges, List<WorkloadChange> changes) {
+    if (changes.isEmpty()) {
+      return;
+    }
+    List<WorkloadChange> known = decidedChanges.read();
+    List<WorkloadChange> all = known == null ? new ArrayList<>() : new ArrayList<>(known);
+    all.addAll(changes);
+    decidedChanges.write(all);
+  }
+
+  /**
+   * Forgets the decided changes of versions forgotten (a change before the oldest live version's
+   * start), keeping the latest {@link #REFUSED_REMEMBERED} of them: a change repeated after that is
+   * judged again, and refused as late.
+   */
+  private static void forgetDecided(ValueState<List<WorkloadChange>> decidedChanges, long from) {
+    List<WorkloadChange> known = decidedChanges.read();
+    if (known == null) {
+      return;
+    }
+    List<WorkloadChange> old = new ArrayList<>();
+    List<WorkloadChange> kept = new ArrayList<>();
+    for (WorkloadChange c : known) {
+      (c.time() < from ? old : kept).add(c);
+    }
+    if (old.size() <= REFUSED_REMEMBERED) {
+      return;
+    }
+    kept.addAll(0, old.subList(old.size() - REFUSED_REMEMBERED, old.size()));
+    decidedChanges.write(kept);
   }
 
   /** Changes keep their own time as timestamp, which may be after the element's. */

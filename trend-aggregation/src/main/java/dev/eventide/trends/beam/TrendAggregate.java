@@ -1,6 +1,7 @@
 package dev.eventide.trends.beam;
 
 import dev.eventide.blockstore.BlockStores;
+import dev.eventide.runtime.internal.WatermarkFloor;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendResult;
@@ -28,6 +29,7 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionList;
 import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.PInput;
 import org.apache.beam.sdk.values.POutput;
 import org.apache.beam.sdk.values.PValue;
@@ -407,19 +409,27 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
           "the workload changes are a PCollection of another pipeline than the events'");
     }
     VersionStore versions = new VersionStore(versionStoreUri, workload, sharing);
-    PCollectionTuple log =
+    PCollection<KV<Integer, WorkloadChange>> keyedChanges =
         liveChanges
             .apply("ChangesIntoGlobalWindow", Window.<WorkloadChange>into(new GlobalWindows()))
             .apply("KeyChanges", WithKeys.of(0))
-            .setCoder(KvCoder.of(VarIntCoder.of(), WorkloadChangeCoder.of()))
-            .apply(
-                "ChangeLog",
-                ParDo.of(
-                        new ChangeLogFn(
-                            workload, versions, SEQUENCER_SHARDS, allowedLateness.getMillis()))
-                    .withOutputTags(
-                        ChangeLogFn.VERSIONS,
-                        TupleTagList.of(ChangeLogFn.BOUNDS).and(ChangeLogFn.REFUSED)));
+            .setCoder(KvCoder.of(VarIntCoder.of(), WorkloadChangeCoder.of()));
+    // What the change log judges changes by after a restore (WatermarkFloor says why).
+    PCollectionView<Long> changesFloor = WatermarkFloor.of(keyedChanges);
+    PCollectionTuple log =
+        keyedChanges.apply(
+            "ChangeLog",
+            ParDo.of(
+                    new ChangeLogFn(
+                        workload,
+                        versions,
+                        SEQUENCER_SHARDS,
+                        allowedLateness.getMillis(),
+                        changesFloor))
+                .withSideInputs(WatermarkFloor.sideInputs(changesFloor))
+                .withOutputTags(
+                    ChangeLogFn.VERSIONS,
+                    TupleTagList.of(ChangeLogFn.BOUNDS).and(ChangeLogFn.REFUSED)));
     KvCoder<Integer, Sequenced> sequencedCoder = KvCoder.of(VarIntCoder.of(), Sequenced.Coder.of());
     KvCoder<String, Filtered> filteredCoder = KvCoder.of(StringUtf8Coder.of(), Filtered.Coder.of());
     PCollection<KV<Integer, Sequenced>> shardedEvents =
@@ -469,20 +479,23 @@ public final class TrendAggregate extends PTransform<PCollection<Event>, TrendAg
     if (liveVersions != null) {
       outputs = outputs.and(TrendAggregateFn.VERSIONED);
     }
-    return routed
-        .setCoder(KvCoder.of(StringUtf8Coder.of(), EventBatchCoder.of()))
-        .apply(
-            "Aggregate",
-            ParDo.of(
-                    new TrendAggregateFn(
-                        workload,
-                        changes,
-                        sharing,
-                        allowedLateness.getMillis(),
-                        retention,
-                        clearedKeyMemory.getMillis(),
-                        liveVersions))
-                .withOutputTags(TrendAggregateFn.RESULTS, outputs));
+    routed.setCoder(KvCoder.of(StringUtf8Coder.of(), EventBatchCoder.of()));
+    // What the keys judge events by after a restore (WatermarkFloor says why).
+    PCollectionView<Long> floor = WatermarkFloor.of(routed);
+    return routed.apply(
+        "Aggregate",
+        ParDo.of(
+                new TrendAggregateFn(
+                    workload,
+                    changes,
+                    sharing,
+                    allowedLateness.getMillis(),
+                    retention,
+                    clearedKeyMemory.getMillis(),
+                    liveVersions,
+                    floor))
+            .withSideInputs(WatermarkFloor.sideInputs(floor))
+            .withOutputTags(TrendAggregateFn.RESULTS, outputs));
   }
 
   private PCollection<TrendResult> intoResultWindows(PCollection<TrendResult> results) {

@@ -3,6 +3,7 @@ package dev.eventide.trends.beam;
 import dev.eventide.blockstore.BlockStore;
 import dev.eventide.blockstore.BlockStores;
 import dev.eventide.blockstore.internal.bag.BlockInfo;
+import dev.eventide.runtime.internal.WatermarkFloor;
 import dev.eventide.trends.Event;
 import dev.eventide.trends.Sharing;
 import dev.eventide.trends.TrendResult;
@@ -42,6 +43,7 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollectionView;
 import org.apache.beam.sdk.values.TupleTag;
 import org.joda.time.Instant;
 
@@ -164,6 +166,8 @@ final class TrendAggregateFn extends DoFn<KV<String, List<Event>>, TrendResult> 
   private final long clearedKeyMemory;
   // Null unless the workload changes while the job runs: then keys read their versions here.
   private final VersionStore liveVersions;
+  private final PCollectionView<Long> floor; // null: nothing restores a checkpoint
+  private transient WatermarkFloor.Judge judge;
 
   private transient VersionedPlan versions;
   private transient TrendStateCodec[] codecs;
@@ -182,7 +186,8 @@ final class TrendAggregateFn extends DoFn<KV<String, List<Event>>, TrendResult> 
       long allowedLatenessMillis,
       TrendAggregate.Retention retention,
       long clearedKeyMemoryMillis,
-      VersionStore liveVersions) {
+      VersionStore liveVersions,
+      PCollectionView<Long> floor) {
     this.workload = workload;
     this.changes = List.copyOf(changes);
     this.sharing = sharing;
@@ -190,10 +195,12 @@ final class TrendAggregateFn extends DoFn<KV<String, List<Event>>, TrendResult> 
     this.retention = retention;
     this.clearedKeyMemory = clearedKeyMemoryMillis;
     this.liveVersions = liveVersions;
+    this.floor = floor;
   }
 
   @Setup
   public void setup() throws IOException {
+    judge = new WatermarkFloor.Judge();
     versions = VersionedPlan.compile(workload, changes, sharing);
     codecs = new TrendStateCodec[versions.versions()];
     for (int v = 0; v < codecs.length; v++) {
@@ -230,6 +237,7 @@ final class TrendAggregateFn extends DoFn<KV<String, List<Event>>, TrendResult> 
       @StateId(CLEARED_AT) ValueState<Long> clearedAt,
       @TimerId(FIRE) Timer fire,
       @TimerId(FORGET) Timer forget,
+      ProcessContext context,
       MultiOutputReceiver out) {
     Scope scope = scopeIfKept(batch.getKey());
     if (scope == null) {
@@ -250,13 +258,15 @@ final class TrendAggregateFn extends DoFn<KV<String, List<Event>>, TrendResult> 
     clearedAt.readLater();
     Progress read = progress.read();
     Progress p = orNew(read);
-    // The watermark as far as the key knows it. A timer at T fires once the watermark is past T
-    // (both runners), so the key's timers, or once it is cleared its memory, put it past them. In
-    // an undisturbed run the input watermark is never behind that; after a restore it is: Flink's
-    // input watermark starts again at the start of time (DoFnOperator#initializeState) and the
-    // events after the checkpoint are read again before the first watermark. Judged by what the
-    // key knows, a replayed event is judged as it was before the failure.
-    long watermark = fire.getCurrentRelativeTime().getMillis();
+    // The watermark as far as the step and the key know it. After a restore Flink's input
+    // watermark starts again at the start of time (DoFnOperator#initializeState) and the events
+    // after the checkpoint are read again before the first watermark: the floor (WatermarkFloor)
+    // puts it where the step stood at the checkpoint, for every key. A timer at T fires once the
+    // watermark is past T (both runners), so the key's timers, or once it is cleared its memory,
+    // put it past them too. In an undisturbed run the input watermark is never behind either.
+    long watermark =
+        judge.watermark(
+            fire.getCurrentRelativeTime().getMillis(), WatermarkFloor.read(context, floor));
     Long cleared = read == null ? clearedAt.read() : null;
     if (read != null) {
       watermark = Math.max(watermark, saturatedAdd(horizon(read), 1));

@@ -57,6 +57,7 @@ public final class TrendMetrics {
   static final Counter SNAPSHOTS = Metrics.counter(NAMESPACE, "snapshots");
   static final Counter WORKLOAD_VERSIONS = Metrics.counter(NAMESPACE, "workloadVersions");
   static final Counter REFUSED_CHANGES = Metrics.counter(NAMESPACE, "refusedChanges");
+  static final Counter REPEATED_CHANGES = Metrics.counter(NAMESPACE, "repeatedChanges");
   static final Counter RESULTS_OUTSIDE_VERSION =
       Metrics.counter(NAMESPACE, "resultsOutsideTheirVersion");
 

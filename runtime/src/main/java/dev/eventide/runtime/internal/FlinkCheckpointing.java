@@ -58,6 +58,23 @@ public final class FlinkCheckpointing {
     }
   }
 
+  /**
+   * Lets sources that have read all their input finish, unless the pipeline says how long they
+   * idle: the runner's default with checkpoints keeps them idle for ever, so that a job whose input
+   * ends (its unbounded sources reach the end of time) never finishes once it has a bounded source
+   * too. Flink 1.19 goes on checkpointing with finished tasks (FLIP-147, on by default).
+   */
+  public void finishIdleSources() {
+    Object idle = call("getShutdownSourcesAfterIdleMs");
+    if (idle instanceof Long millis && millis < 0) {
+      try {
+        type.getMethod("setShutdownSourcesAfterIdleMs", Long.class).invoke(view, 0L);
+      } catch (ReflectiveOperationException e) {
+        throw unreadable(e);
+      }
+    }
+  }
+
   private Object call(String getter) {
     try {
       return type.getMethod(getter).invoke(view);

@@ -94,6 +94,8 @@ public final class WatermarkFloor<T> extends PTransform<PCollection<T>, PCollect
       return null;
     }
     flink.enableStableInputDrain();
+    // Its start comes from a bounded source of its own, which must not keep the job from ending.
+    flink.finishIdleSources();
     return input.apply("WatermarkFloor", new WatermarkFloor<T>());
   }
 

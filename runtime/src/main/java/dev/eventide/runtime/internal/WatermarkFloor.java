@@ -71,14 +71,10 @@ import org.joda.time.Instant;
  * needs them). Elsewhere {@link #of} gives no floor, and a step reads none: a side input costs the
  * DirectRunner a third of a stateful step's time (measured on {@code TieredWindow}'s differential).
  *
- * <pre>{@code
- * PCollectionView<Long> floor = WatermarkFloor.of(input);             // null: nothing restores
- * input.apply(ParDo.of(new JudgingFn(floor)).withSideInputs(WatermarkFloor.sideInputs(floor)));
- * // in JudgingFn: a transient WatermarkFloor.Judge judge, made in @Setup; in @ProcessElement, with
- * // a ProcessContext c:
- * //   long watermark = judge.watermark(timer.getCurrentRelativeTime().getMillis(),
- * //       WatermarkFloor.read(c, floor));
- * }</pre>
+ * <p>Use: {@link #of} applies the floor to a judging step's input (null where nothing restores);
+ * the step declares {@link #sideInputs} and keeps a transient {@link Judge}, made in
+ * {@code @Setup}, which it asks with its input watermark and {@link #read} for every element it
+ * judges.
  */
 public final class WatermarkFloor<T> extends PTransform<PCollection<T>, PCollectionView<Long>> {
 

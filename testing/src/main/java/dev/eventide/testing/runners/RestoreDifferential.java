@@ -30,14 +30,15 @@ import org.apache.beam.sdk.values.PCollection;
  *
  * <pre>{@code
  * RestoreDifferential.Outcome outcome = RestoreDifferential.run(
- *     () -> GatedReplay.builder(coder)
- *         .add(kv("a", 1), t(1)).advanceWatermarkTo(t(40))
- *         .holdUntilCheckpointed()            // the job restores to here
- *         .add(kv("a", 5), t(5))              // the failure is injected on this element
+ *     () -> GatedReplay.builder(VarIntCoder.of())
+ *         .add(1, new Instant(1_000))
+ *         .advanceWatermarkTo(new Instant(40_000))
+ *         .holdUntilCheckpointed()                // the job restores to here
+ *         .add(5, new Instant(5_000))            // the task fails on it, once
  *         .build(),
- *     coder, kv -> kv.getValue() == 5, 1,
- *     input -> input.apply(new MyStep()).apply(ParDo.of(new DescribeFn())));
- * outcome.assertSame();
+ *     VarIntCoder.of(), x -> x == 5, 1,
+ *     input -> input.apply(MapElements.into(TypeDescriptors.strings()).via((Integer x) -> "v" + x)));
+ * outcome.assertSame();                          // every output line the same
  * }</pre>
  *
  * <p>The scenario is a {@link GatedReplay}: each watermark advance reaches the consumers before

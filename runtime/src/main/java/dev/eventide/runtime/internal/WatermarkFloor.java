@@ -199,7 +199,9 @@ public final class WatermarkFloor<T> extends PTransform<PCollection<T>, PCollect
    * state, restored with a checkpoint, keeps the highest it output).
    */
   private static final class FollowFn extends DoFn<KV<Integer, Long>, Long> {
-    // State and timer ids outlive a pipeline (checkpoints, savepoints): keep them.
+    // State and timer ids outlive a pipeline (checkpoints, savepoints): keep them. One key per
+    // step (0), one value and one timer for the job's life: it does not grow with the stream's
+    // keys, and ends with the job (Flink clears global-window state at the final watermark).
     private static final String HIGHEST = "highest";
     private static final String TICK = "tick";
 
